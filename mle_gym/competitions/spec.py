@@ -1,0 +1,105 @@
+"""The declarative description of one competition.
+
+Every competition module builds one `Competition`. Nothing here knows about sandboxes,
+Gymnasium or how grading is carried out: the spec only states the facts (files, columns,
+metric name, thresholds) and the two functions that are specific to the competition
+(how raw files become public/private, and optionally how raw files are obtained).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal
+
+Split = Literal["lite", "medium", "high", "dev", "demo"]
+
+#: The kind of values a submission column must hold; grading validates against it.
+ValueKind = Literal["bool", "probability", "number", "label", "text"]
+
+PrepareFn = Callable[[Path, Path, Path], None]
+FetchFn = Callable[[Path], None]
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Scores a submission must reach for each medal, and the leaderboard's median."""
+
+    gold: float
+    silver: float
+    bronze: float
+    median: float
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column the submission must contain, with the kind of value it holds."""
+
+    name: str
+    kind: ValueKind
+    #: For kind "label": the allowed values; None means "the labels seen in the answers".
+    labels: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class SubmissionFormat:
+    """What a valid submission file looks like: one row per test id, these columns."""
+
+    id_column: str
+    columns: tuple[Column, ...]
+    #: Name of the file in private/ that holds the answers (same id column).
+    answers_file: str = "test.csv"
+    filename: str = "submission.csv"
+
+    @property
+    def target_names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+
+@dataclass(frozen=True)
+class Checksums:
+    """MLE-bench's md5 sums of the prepared files, keyed by file name."""
+
+    public: dict[str, str] = field(default_factory=dict)
+    private: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Competition:
+    """Everything the rest of mle_gym needs to know about one competition."""
+
+    id: str
+    name: str
+    split: Split
+    #: Key of the metric in `mle_gym.grading.metrics.METRICS`.
+    metric: str
+    lower_is_better: bool
+    submission: SubmissionFormat
+    #: Raw files `prepare` reads, relative to the raw directory.
+    raw_files: tuple[str, ...]
+    prepare: PrepareFn
+    num_teams: int
+    thresholds: Thresholds
+    #: Score of the competition's own sample submission (the normalisation's zero).
+    sample_score: float
+    #: Task statement; `{data_dir}`, `{submission_path}` and `{code_dir}` are filled in
+    #: with the sandbox's paths.
+    statement: str
+    checksums: Checksums = field(default_factory=Checksums)
+    #: Obtains the raw files without Kaggle (e.g. data bundled with a dependency).
+    fetch_raw: FetchFn | None = None
+    #: Where the thresholds come from, shown by `mle-gym list`.
+    thresholds_source: str = "Kaggle private leaderboard"
+    #: Approximate size of the Kaggle download, shown before downloading.
+    download_bytes: int | None = None
+
+    @property
+    def env_id(self) -> str:
+        return f"mle/{self.id}-v0"
+
+    def render_statement(self, data_dir: str, code_dir: str, submission_dir: str) -> str:
+        return self.statement.format(
+            data_dir=data_dir,
+            code_dir=code_dir,
+            submission_path=f"{submission_dir}/{self.submission.filename}",
+        )

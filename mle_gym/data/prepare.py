@@ -1,0 +1,133 @@
+"""Turns raw Kaggle files into the public/private split, atomically and verified.
+
+A run works in a staging directory and writes the `prepared.json` marker last, so an
+interrupted run never leaves a competition that looks prepared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import uuid
+import zipfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from mle_gym.competitions.spec import Competition
+from mle_gym.data import kaggle_download
+from mle_gym.data.cache import CompetitionDirs
+from mle_gym.data.checksums import Mismatch, verify
+
+Log = Callable[[str], None]
+
+
+class ChecksumError(RuntimeError):
+    """Prepared files differ from MLE-bench's (raised only with strict=True)."""
+
+
+@dataclass
+class PrepareResult:
+    dirs: CompetitionDirs
+    mismatches: list[Mismatch] = field(default_factory=list)
+    #: Whether MLE-bench checksums exist for this competition at all.
+    checked: bool = False
+    reused: bool = False
+
+
+def _raw_complete(comp: Competition, raw: Path) -> bool:
+    return raw.is_dir() and all(any(raw.glob(name)) for name in comp.raw_files)
+
+
+def _extract_zips(folder: Path) -> None:
+    """Unpack every zip in `folder` in place, as Kaggle's competition downloads need."""
+    for archive in sorted(folder.glob("*.zip")):
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(folder)
+
+
+def _fill_raw(comp: Competition, dirs: CompetitionDirs, source: Path | None, log: Log) -> None:
+    staging = Path(tempfile.mkdtemp(prefix=".raw-", dir=dirs.root))
+    try:
+        if source is not None:
+            if source.is_file() and zipfile.is_zipfile(source):
+                log(f"extracting {source}")
+                with zipfile.ZipFile(source) as zf:
+                    zf.extractall(staging)
+            elif source.is_dir():
+                log(f"copying raw files from {source}")
+                shutil.copytree(source, staging, dirs_exist_ok=True, symlinks=False)
+            else:
+                raise FileNotFoundError(f"--raw must be a directory or a zip file: {source}")
+        elif comp.fetch_raw is not None:
+            log(f"building the raw files of {comp.id} from its bundled source")
+            comp.fetch_raw(staging)
+        else:
+            if comp.download_bytes:
+                log(f"downloading {comp.id} from Kaggle (about {comp.download_bytes / 1e6:,.0f} MB)")
+            kaggle_download.download(comp.id, staging)
+        _extract_zips(staging)
+        if not _raw_complete(comp, staging):
+            missing = [n for n in comp.raw_files if not any(staging.glob(n))]
+            raise FileNotFoundError(
+                f"the raw files of {comp.id} are incomplete; missing: {', '.join(missing)}"
+            )
+        shutil.rmtree(dirs.raw, ignore_errors=True)
+        os.replace(staging, dirs.raw)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _write_marker(dirs: CompetitionDirs, result: PrepareResult) -> None:
+    record = {
+        "prepared_at": datetime.now(timezone.utc).isoformat(),
+        "checksums_checked": result.checked,
+        "mismatches": [str(m) for m in result.mismatches],
+    }
+    tmp = dirs.root / f".{dirs.marker.name}.{uuid.uuid4().hex}"
+    tmp.write_text(json.dumps(record, indent=2))
+    os.replace(tmp, dirs.marker)
+
+
+def prepare(
+    comp: Competition,
+    source: Path | None = None,
+    *,
+    strict: bool = False,
+    force: bool = False,
+    root: Path | None = None,
+    log: Log = lambda _msg: None,
+) -> PrepareResult:
+    """Prepare `comp` into the cache (reusing a finished preparation unless `force`)."""
+    dirs = CompetitionDirs.of(comp.id, root)
+    if dirs.is_prepared() and not force and source is None:
+        record = dirs.preparation_record()
+        return PrepareResult(dirs, checked=record.get("checksums_checked", False), reused=True)
+    dirs.root.mkdir(parents=True, exist_ok=True)
+    if source is not None or not _raw_complete(comp, dirs.raw):
+        _fill_raw(comp, dirs, source, log)
+
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=dirs.root))
+    try:
+        (staging / "public").mkdir()
+        (staging / "private").mkdir()
+        log(f"splitting {comp.id} into public and private files")
+        comp.prepare(dirs.raw, staging / "public", staging / "private")
+        result = PrepareResult(dirs, checked=bool(comp.checksums.public or comp.checksums.private))
+        result.mismatches = verify(staging / "public", staging / "private", comp.checksums)
+        if result.mismatches and strict:
+            raise ChecksumError(
+                f"{comp.id}: prepared files differ from MLE-bench's:\n  "
+                + "\n  ".join(map(str, result.mismatches))
+            )
+        dirs.marker.unlink(missing_ok=True)
+        for name in ("public", "private"):
+            shutil.rmtree(dirs.root / name, ignore_errors=True)
+            os.replace(staging / name, dirs.root / name)
+        _write_marker(dirs, result)
+        return result
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -1,0 +1,256 @@
+"""`CompetitionEnv`: one Kaggle competition as a Gymnasium environment.
+
+reset() starts a fresh sandbox with the public data; each step runs one tool; the episode
+ends at `submit` (terminated) or when the step or wall-clock budget is spent (truncated).
+At the end the submission is copied out of the sandbox and graded on the host, where the
+private answers stay.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from mle_gym.competitions import get_competition
+from mle_gym.data.cache import CompetitionDirs
+from mle_gym.data.prepare import prepare
+from mle_gym.envs.rewards import REWARD_MODES, terminal_reward
+from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
+from mle_gym.grading import check_submission, grade
+from mle_gym.grading.report import GradeReport
+from mle_gym.sandbox.base import Sandbox, SandboxSpec
+from mle_gym.sandbox.factory import BACKENDS, make_sandbox
+from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, parse_action
+from mle_gym.tools import editor
+from mle_gym.tools.bash import describe_result, run_bash
+
+#: Largest submission file copied out for grading.
+MAX_SUBMISSION_BYTES = 2 * 1024**3
+
+
+class NotPrepared(RuntimeError):
+    """The competition's data is not in the cache yet."""
+
+
+class CompetitionEnv(gym.Env):
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        competition_id: str,
+        backend: str = "local",
+        time_limit: float = 24 * 3600.0,
+        max_steps: int = 1000,
+        step_timeout: float = 3600.0,
+        max_output_chars: int = 20_000,
+        reward_mode: str = "normalized",
+        network: bool = False,
+        sandbox_options: dict[str, Any] | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        if reward_mode not in REWARD_MODES:
+            raise ValueError(f"unknown reward_mode {reward_mode!r}; choose one of {REWARD_MODES}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        for name, value in (("time_limit", time_limit), ("step_timeout", step_timeout),
+                            ("max_steps", max_steps), ("max_output_chars", max_output_chars)):
+            if value <= 0:
+                raise ValueError(f"{name} must be positive, got {value}")
+        self.competition = get_competition(competition_id)
+        self.dirs = _ensure_prepared(self.competition.id)
+        self.backend = backend
+        self.time_limit = float(time_limit)
+        self.max_steps = int(max_steps)
+        self.step_timeout = float(step_timeout)
+        self.max_output_chars = int(max_output_chars)
+        self.reward_mode = reward_mode
+        self.network = network
+        self.render_mode = render_mode
+        self._sandbox_options = dict(sandbox_options or {})
+        self._statement_cache: str | None = None
+        self.action_space = ToolActionSpace()
+        self.observation_space = UnicodeText(
+            max_length=max(self.max_output_chars, 20_000) + 80_000, min_length=0
+        )
+        self.sandbox: Sandbox | None = None
+        self._host_dir: Path | None = None
+        self._steps = 0
+        self._started: float | None = None
+        self._done = True
+        self._last_observation = ""
+        self.episode_seed: int | None = None
+
+    # -- episode ------------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+        super().reset(seed=seed)
+        self._teardown()
+        self.episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
+        self.sandbox = make_sandbox(self.backend, **self._sandbox_options)
+        self._host_dir = Path(tempfile.mkdtemp(prefix="mle-gym-host-"))
+        self.sandbox.start(
+            SandboxSpec(
+                public_dir=self.dirs.public,
+                env={"MLE_GYM_SEED": str(self.episode_seed),
+                     "MLE_GYM_COMPETITION": self.competition.id},
+                network=self.network,
+            )
+        )
+        self._steps = 0
+        self._started = time.monotonic()
+        self._done = False
+        self._last_observation = self._statement()
+        return self._last_observation, self._info(exit_code=None, timed_out=False)
+
+    def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
+        if self._done or self.sandbox is None:
+            observation = "The episode is over; call reset() to start a new one."
+            return observation, 0.0, True, False, self._info(exit_code=None, timed_out=False)
+        self._steps += 1
+        exit_code: int | None = None
+        timed_out = False
+        terminated = False
+        tool = "invalid"
+        try:
+            call = parse_action(action)
+            tool = call.tool
+            if call.tool == "submit":
+                terminated = True
+                observation = "Submitted."
+            elif call.tool == "validate":
+                observation = self._validate()
+            elif call.tool == "bash":
+                result = run_bash(
+                    self.sandbox, call.args["command"], self._command_timeout(),
+                    self.max_output_chars, log_name=f"step-{self._steps:05d}.log",
+                )
+                exit_code, timed_out = result.exit_code, result.timed_out
+                observation = describe_result(result)
+            else:
+                observation = getattr(editor, call.tool)(self.sandbox, **call.args)
+        except ActionError as exc:
+            observation = f"Invalid action: {exc}"
+        except FileToolError as exc:
+            observation = f"Error: {exc}"
+        truncated = not terminated and (
+            self._steps >= self.max_steps or self._time_left() <= 0
+        )
+        reward = 0.0
+        info = self._info(exit_code=exit_code, timed_out=timed_out, tool=tool)
+        if terminated or truncated:
+            report = self._grade()
+            reward = terminal_reward(report, self.reward_mode)
+            info["report"] = report.to_dict()
+            if truncated:
+                observation += "\n[The episode's budget is spent; the current submission was graded.]"
+            self._done = True
+        self._last_observation = observation
+        return observation, float(reward), terminated, truncated, info
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self._last_observation
+        if self.render_mode == "human":
+            print(self._last_observation)
+        return None
+
+    def close(self) -> None:
+        self._teardown()
+        self._done = True
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _teardown(self) -> None:
+        if self.sandbox is not None:
+            self.sandbox.stop()
+            self.sandbox = None
+        if self._host_dir is not None:
+            shutil.rmtree(self._host_dir, ignore_errors=True)
+            self._host_dir = None
+
+    def _time_left(self) -> float:
+        if self._started is None:
+            return self.time_limit
+        return self.time_limit - (time.monotonic() - self._started)
+
+    def _command_timeout(self) -> float:
+        return max(1.0, min(self.step_timeout, self._time_left()))
+
+    def _statement(self) -> str:
+        assert self.sandbox is not None
+        p = self.sandbox.paths
+        submission_path = f"{p.submission}/{self.competition.submission.filename}"
+        statement = self.competition.render_statement(p.data, p.code, p.submission)
+        tools = TOOL_HELP.replace("{logs_dir}", p.logs).replace("{submission_path}", submission_path)
+        budget = (
+            f"## Budget\nAt most {self.max_steps} steps and {self.time_limit:,.0f} seconds; each "
+            f"command may run for at most {self.step_timeout:,.0f} seconds. "
+            f"{'The network is available.' if self.network else 'There is no network access.'}\n"
+        )
+        return f"{statement}\n{tools}\n{budget}"
+
+    def _submission_path(self) -> str:
+        assert self.sandbox is not None
+        return f"{self.sandbox.paths.submission}/{self.competition.submission.filename}"
+
+    def _fetch_submission(self) -> Path | None:
+        assert self.sandbox is not None and self._host_dir is not None
+        dest = self._host_dir / self.competition.submission.filename
+        dest.unlink(missing_ok=True)
+        copied = copy_out(self.sandbox, self._submission_path(), dest, MAX_SUBMISSION_BYTES)
+        return dest if copied else None
+
+    def _validate(self) -> str:
+        path = self._fetch_submission()
+        if path is None:
+            return (f"No submission yet: write {self.sandbox.paths.submission}/"
+                    f"{self.competition.submission.filename}.")
+        problem = check_submission(self.competition, path, self.dirs.private)
+        return "The submission is valid." if problem is None else f"The submission is invalid: {problem}"
+
+    def _grade(self) -> GradeReport:
+        shown = self._submission_path()
+        try:
+            path = self._fetch_submission()
+        except FileToolError as exc:
+            report = grade(self.competition, None, self.dirs.private, shown_path=shown)
+            return replace(report, error=str(exc), submission_exists=True)
+        return grade(self.competition, path, self.dirs.private, shown_path=shown)
+
+    def _info(self, *, exit_code: int | None, timed_out: bool, tool: str | None = None) -> dict:
+        info: dict[str, Any] = {
+            "competition_id": self.competition.id,
+            "step": self._steps,
+            # whole seconds, so two runs with the same seed and actions give equal infos
+            "time_left": math.ceil(max(0.0, self._time_left())) if self._started else None,
+            "steps_left": self.max_steps - self._steps,
+            "exit_code": exit_code,
+            "timed_out": timed_out,
+            "seed": self.episode_seed,
+        }
+        if tool is not None:
+            info["tool"] = tool
+        if self.sandbox is not None:
+            info["sandbox"] = self.sandbox.describe()
+        return info
+
+
+def _ensure_prepared(competition_id: str) -> CompetitionDirs:
+    """The competition's cache directories; competitions with bundled data prepare themselves."""
+    comp = get_competition(competition_id)
+    dirs = CompetitionDirs.of(comp.id)
+    if dirs.is_prepared():
+        return dirs
+    if comp.fetch_raw is not None:
+        return prepare(comp).dirs
+    raise NotPrepared(
+        f"{comp.id} is not prepared in {dirs.root.parent}. Run `mle-gym prepare {comp.id}` "
+        f"(Kaggle credentials), or `mle-gym prepare {comp.id} --raw DIR_OR_ZIP` with files you have."
+    )

@@ -1,0 +1,44 @@
+"""Metrics by name, each a function of aligned answers and predictions.
+
+Both frames arrive already validated and sorted by id, with the target columns
+converted to the kinds the competition declares, so a metric only does arithmetic.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from sklearn import metrics as skm
+
+Metric = Callable[[pd.DataFrame, pd.DataFrame, list[str]], float]
+
+
+def accuracy(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]) -> float:
+    """Share of rows whose every target column matches exactly."""
+    hits = np.ones(len(answers), dtype=bool)
+    for col in targets:
+        hits &= answers[col].to_numpy() == predictions[col].to_numpy()
+    return float(hits.mean())
+
+
+def roc_auc(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]) -> float:
+    """Area under the ROC curve, averaged over target columns (macro)."""
+    scores = [
+        skm.roc_auc_score(answers[c].to_numpy(), predictions[c].to_numpy()) for c in targets
+    ]
+    return float(np.mean(scores))
+
+
+def rmse(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]) -> float:
+    """Root mean squared error over all target cells."""
+    diff = answers[targets].to_numpy(float) - predictions[targets].to_numpy(float)
+    return float(np.sqrt(np.mean(diff**2)))
+
+
+METRICS: dict[str, Metric] = {
+    "accuracy": accuracy,
+    "roc_auc": roc_auc,
+    "rmse": rmse,
+}

@@ -1,0 +1,42 @@
+"""The grading report: MLE-bench's fields plus our normalised score and the error."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+
+
+@dataclass(frozen=True)
+class GradeReport:
+    competition_id: str
+    score: float | None
+    gold_threshold: float
+    silver_threshold: float
+    bronze_threshold: float
+    median_threshold: float
+    any_medal: bool
+    gold_medal: bool
+    silver_medal: bool
+    bronze_medal: bool
+    above_median: bool
+    submission_exists: bool
+    valid_submission: bool
+    is_lower_better: bool
+    sample_score: float
+    #: (score - sample) / (gold - sample); None when there is no valid score.
+    normalized_score: float | None
+    #: Why the submission could not be graded; None when it was.
+    error: str | None
+    submission_path: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    created_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
+
+    @property
+    def medal(self) -> str | None:
+        for name in ("gold", "silver", "bronze"):
+            if getattr(self, f"{name}_medal"):
+                return name
+        return None
+
+    def to_dict(self) -> dict:
+        return asdict(self)

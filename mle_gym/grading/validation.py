@@ -1,0 +1,133 @@
+"""Checks a submission file against the competition's format and the test ids.
+
+Every rule failure raises `InvalidSubmission` with a message precise enough for an agent
+to fix its file: which column, how many rows, and a few example ids.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from mle_gym.competitions.spec import Column, SubmissionFormat
+from mle_gym.grading.errors import InvalidSubmission
+
+_EXAMPLES = 3
+
+
+def _examples(values: pd.Series | list) -> str:
+    shown = [str(v) for v in list(values)[:_EXAMPLES]]
+    more = len(values) - len(shown)
+    return ", ".join(repr(v) for v in shown) + (f" and {more} more" if more > 0 else "")
+
+
+def read_as_text(path: Path) -> pd.DataFrame:
+    """Read a CSV keeping every cell as the exact text written, so no value is reinterpreted."""
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
+    except pd.errors.EmptyDataError:
+        raise InvalidSubmission("the submission file is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise InvalidSubmission(f"the submission is not a readable CSV file: {exc}") from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame
+
+
+def _convert(frame: pd.DataFrame, ids: pd.Series, column: Column) -> pd.Series:
+    raw = frame[column.name].str.strip()
+    if column.kind != "text":
+        empty = raw == ""
+        if empty.any():
+            raise InvalidSubmission(
+                f"column {column.name!r} has {int(empty.sum())} empty or missing value(s), "
+                f"e.g. for id(s) {_examples(ids[empty])}"
+            )
+    if column.kind == "bool":
+        lowered = raw.str.lower()
+        bad = ~lowered.isin(["true", "false"])
+        if bad.any():
+            raise InvalidSubmission(
+                f"column {column.name!r} must hold True or False; found {_examples(raw[bad])}"
+            )
+        return lowered == "true"
+    if column.kind in ("probability", "number"):
+        values = pd.to_numeric(raw, errors="coerce")
+        bad = values.isna() | ~np.isfinite(values.to_numpy(float))
+        if bad.any():
+            raise InvalidSubmission(
+                f"column {column.name!r} must hold finite numbers; found {_examples(raw[bad])}"
+            )
+        if column.kind == "probability":
+            outside = (values < 0) | (values > 1)
+            if outside.any():
+                raise InvalidSubmission(
+                    f"column {column.name!r} must hold probabilities in [0, 1]; "
+                    f"found {_examples(raw[outside])}"
+                )
+        return values.astype(float)
+    if column.kind == "label" and column.labels is not None:
+        bad = ~raw.isin(column.labels)
+        if bad.any():
+            raise InvalidSubmission(
+                f"column {column.name!r} must hold one of {_examples(list(column.labels))}; "
+                f"found {_examples(raw[bad])}"
+            )
+    return raw
+
+
+def _check_columns(frame: pd.DataFrame, fmt: SubmissionFormat) -> None:
+    expected = [fmt.id_column, *fmt.target_names]
+    missing = [c for c in expected if c not in frame.columns]
+    if missing:
+        raise InvalidSubmission(
+            f"missing column(s) {', '.join(map(repr, missing))}; the header must be "
+            f"{','.join(expected)} (found {','.join(frame.columns) or 'no columns'})"
+        )
+
+
+def _check_ids(submitted: pd.Series, expected: pd.Series) -> None:
+    duplicated = submitted[submitted.duplicated()]
+    if len(duplicated):
+        raise InvalidSubmission(
+            f"{len(duplicated)} duplicate row(s): id(s) {_examples(duplicated.unique())} "
+            "appear more than once; write exactly one row per test id"
+        )
+    expected_set = set(expected)
+    unknown = submitted[~submitted.isin(expected_set)]
+    if len(unknown):
+        raise InvalidSubmission(
+            f"{len(unknown)} row(s) have ids that are not in the test set: {_examples(unknown)}"
+        )
+    absent = expected[~expected.isin(set(submitted))]
+    if len(absent):
+        raise InvalidSubmission(
+            f"{len(absent)} test id(s) have no row, e.g. {_examples(absent)}; "
+            f"expected {len(expected)} rows, found {len(submitted)}"
+        )
+
+
+def validate(
+    submission_path: Path, answers: pd.DataFrame, fmt: SubmissionFormat
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """Return (answers, predictions) aligned by id and typed, plus warnings; or raise."""
+    frame = read_as_text(submission_path)
+    _check_columns(frame, fmt)
+    warnings = []
+    extra = [c for c in frame.columns if c not in (fmt.id_column, *fmt.target_names)]
+    if extra:
+        warnings.append(f"ignored extra column(s): {', '.join(extra)}")
+
+    ids = frame[fmt.id_column].str.strip()
+    expected_ids = answers[fmt.id_column].str.strip()
+    _check_ids(ids, expected_ids)
+
+    predictions = pd.DataFrame({fmt.id_column: ids})
+    truth = pd.DataFrame({fmt.id_column: expected_ids})
+    for column in fmt.columns:
+        predictions[column.name] = _convert(frame, ids, column)
+        truth[column.name] = _convert(answers, expected_ids, column)
+    predictions = predictions.sort_values(fmt.id_column, kind="stable").reset_index(drop=True)
+    truth = truth.sort_values(fmt.id_column, kind="stable").reset_index(drop=True)
+    return truth, predictions, warnings

@@ -1,0 +1,6 @@
+"""Isolated places to run the agent's commands: local (bubblewrap) and docker."""
+
+from mle_gym.sandbox.base import CommandResult, Sandbox, SandboxError, SandboxPaths, SandboxSpec
+from mle_gym.sandbox.local import LocalSandbox
+
+__all__ = ["CommandResult", "LocalSandbox", "Sandbox", "SandboxError", "SandboxPaths", "SandboxSpec"]

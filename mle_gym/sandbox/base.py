@@ -1,0 +1,88 @@
+"""The interface every sandbox backend implements, and what a command returns.
+
+The env and the tools only ever call `start`, `run` and `stop`; file access goes through
+`run` too, so paths and symlinks are always resolved inside the sandbox, never on the host.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SandboxPaths:
+    """Where things are, as seen from inside the sandbox."""
+
+    data: str = "/home/data"
+    code: str = "/home/code"
+    submission: str = "/home/submission"
+    logs: str = "/home/logs"
+
+
+@dataclass(frozen=True)
+class SandboxSpec:
+    """What one episode's sandbox gets: the public data (mounted read-only) and variables."""
+
+    public_dir: Path
+    env: dict[str, str] = field(default_factory=dict)
+    network: bool = False
+
+
+@dataclass
+class CommandResult:
+    """The outcome of one command."""
+
+    output: str
+    exit_code: int | None
+    timed_out: bool = False
+    #: Total bytes the command printed (the observation may show fewer).
+    output_bytes: int = 0
+    #: The whole raw output when it fit in the capture buffer (tools use it for file reads).
+    raw: bytes | None = None
+    #: Where the full output was logged, as a path inside the sandbox.
+    log_path: str | None = None
+    #: Set when the shell had to be restarted (its state was lost).
+    shell_restarted: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+class SandboxError(RuntimeError):
+    """The sandbox could not be started or has broken down."""
+
+
+class Sandbox(ABC):
+    """An isolated place with a persistent shell, one per episode."""
+
+    paths: SandboxPaths
+
+    @abstractmethod
+    def start(self, spec: SandboxSpec) -> None:
+        """Create a fresh workspace and shell; any previous one is destroyed first."""
+
+    @abstractmethod
+    def run(
+        self,
+        command: str,
+        timeout: float,
+        *,
+        max_output_chars: int = 20_000,
+        log_name: str | None = None,
+        capture_bytes: int | None = None,
+    ) -> CommandResult:
+        """Run `command` in the persistent shell; kill it and its children after `timeout`."""
+
+    @abstractmethod
+    def stop(self) -> None:
+        """Destroy everything the sandbox started; safe to call twice."""
+
+    def describe(self) -> dict:
+        """Facts for `info` (backend, isolation, devices)."""
+        return {"backend": type(self).__name__}
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,195 @@
+"""The local backend: bubblewrap when available, else an unisolated process group.
+
+Under bubblewrap the sandbox sees only system software (/usr, a few files of /etc, the
+Python that runs mle_gym), the public data read-only at /home/data, and its own writable
+/home/code and /home/submission; it has no network, its own pid namespace and an
+unprivileged user. Nothing of the host's home, /tmp or the data cache is mounted, so the
+private answers cannot be reached by any path.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import pexpect
+
+from mle_gym.sandbox.base import CommandResult, Sandbox, SandboxPaths, SandboxSpec
+from mle_gym.sandbox.shell import ShellSession
+
+log = logging.getLogger(__name__)
+
+# /etc entries programs need to run (name resolution, linker cache, certificates, locale).
+_ETC_ENTRIES = (
+    "alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf",
+    "ssl", "ca-certificates", "mime.types", "fonts", "protocols", "services", "timezone",
+)
+_AGENT_UID = 1000
+
+NOT_ISOLATED_WARNING = (
+    "mle_gym: bubblewrap (bwrap) is not installed, so the local sandbox is NOT ISOLATED: "
+    "agent commands run as your user with full access to your files and the network. "
+    "Install bubblewrap (apt-get install bubblewrap) or use backend='docker'."
+)
+
+
+def bwrap_available() -> bool:
+    return shutil.which("bwrap") is not None
+
+
+def _python_roots() -> list[Path]:
+    """Directories holding the interpreter and packages mle_gym runs with."""
+    roots = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
+             Path(sys.executable).resolve().parent.parent}
+    return sorted(r for r in roots if not str(r).startswith("/usr"))
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        top = Path("/") / name
+        if top.is_symlink():
+            args += ["--symlink", os.readlink(top), str(top)]
+        elif top.is_dir():
+            args += ["--ro-bind", str(top), str(top)]
+    for entry in _ETC_ENTRIES:
+        if Path("/etc", entry).exists():
+            args += ["--ro-bind", f"/etc/{entry}", f"/etc/{entry}"]
+    for root in _python_roots():
+        args += ["--ro-bind", str(root), str(root)]
+    return args
+
+
+class LocalSandbox(Sandbox):
+    """Runs the agent's shell on this machine; `isolation` is "auto", "bwrap" or "none"."""
+
+    def __init__(self, isolation: str = "auto") -> None:
+        if isolation not in ("auto", "bwrap", "none"):
+            raise ValueError("isolation must be 'auto', 'bwrap' or 'none'")
+        if isolation == "bwrap" and not bwrap_available():
+            raise RuntimeError("isolation='bwrap' was asked for but bwrap is not installed")
+        self.isolated = isolation != "none" and bwrap_available()
+        if not self.isolated:
+            warnings.warn(NOT_ISOLATED_WARNING, RuntimeWarning, stacklevel=2)
+            log.warning(NOT_ISOLATED_WARNING)
+        self.paths = SandboxPaths()
+        self.root: Path | None = None
+        self.shell: ShellSession | None = None
+        self._log_count = 0
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self, spec: SandboxSpec) -> None:
+        self.stop()
+        self.root = Path(tempfile.mkdtemp(prefix="mle-gym-episode-"))
+        for name in ("code", "submission", "logs", "home"):
+            (self.root / name).mkdir()
+        if self.isolated:
+            self.paths = SandboxPaths()
+            argv = self._bwrap_argv(spec)
+            cwd = str(self.root)
+        else:
+            self.paths = SandboxPaths(
+                data=str(spec.public_dir.resolve()),
+                code=str(self.root / "code"),
+                submission=str(self.root / "submission"),
+                logs=str(self.root / "logs"),
+            )
+            argv = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
+            cwd = self.paths.code
+        env = self._shell_env(spec)
+        self.shell = ShellSession(
+            lambda: pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=env, echo=False,
+                                  dimensions=(50, 200)),
+            _kill_foreground_group,
+        )
+        self.shell.start()
+
+    def _shell_env(self, spec: SandboxSpec) -> dict[str, str]:
+        python_bin = str(Path(sys.executable).parent)
+        home = "/tmp" if self.isolated else str(self.root / "home")
+        env = {
+            "PATH": f"{python_bin}:/usr/local/bin:/usr/bin:/bin",
+            "HOME": home,
+            "TERM": "dumb",
+            "LANG": "C.UTF-8",
+            "PS1": "",
+            "PYTHONUNBUFFERED": "1",
+            "MPLBACKEND": "Agg",
+        }
+        env.update(spec.env)
+        return env
+
+    def _bwrap_argv(self, spec: SandboxSpec) -> list[str]:
+        assert self.root is not None
+        (self.root / "passwd").write_text(
+            f"agent:x:{_AGENT_UID}:{_AGENT_UID}:agent:/tmp:/bin/bash\n"
+            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+        )
+        (self.root / "group").write_text(f"agent:x:{_AGENT_UID}:\nnogroup:x:65534:\n")
+        p = self.paths
+        argv = [
+            "bwrap", "--die-with-parent", "--unshare-all",
+            "--unshare-user", "--uid", str(_AGENT_UID), "--gid", str(_AGENT_UID),
+            "--hostname", "sandbox", "--cap-drop", "ALL",
+            *_system_binds(),
+            "--ro-bind", str(self.root / "passwd"), "/etc/passwd",
+            "--ro-bind", str(self.root / "group"), "/etc/group",
+            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/home",
+            "--ro-bind", str(spec.public_dir.resolve()), p.data,
+            "--bind", str(self.root / "code"), p.code,
+            "--bind", str(self.root / "submission"), p.submission,
+            "--ro-bind", str(self.root / "logs"), p.logs,
+            "--chdir", p.code,
+        ]
+        if spec.network:
+            argv.append("--share-net")
+        return [*argv, "bash", "--noprofile", "--norc", "--noediting", "-i"]
+
+    def stop(self) -> None:
+        if self.shell is not None:
+            self.shell.close()
+            self.shell = None
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+            self.root = None
+
+    # -- commands ----------------------------------------------------------------------------
+    def run(
+        self,
+        command: str,
+        timeout: float,
+        *,
+        max_output_chars: int = 20_000,
+        log_name: str | None = None,
+        capture_bytes: int | None = None,
+    ) -> CommandResult:
+        if self.shell is None or self.root is None:
+            raise RuntimeError("the sandbox is not started")
+        if log_name is None:
+            return self.shell.run(command, timeout, max_output_chars=max_output_chars,
+                                  capture_bytes=capture_bytes)
+        with open(self.root / "logs" / log_name, "wb") as log_file:
+            return self.shell.run(
+                command, timeout, max_output_chars=max_output_chars, log=log_file,
+                log_hint=f"{self.paths.logs}/{log_name}", capture_bytes=capture_bytes,
+            )
+
+    def describe(self) -> dict:
+        return {"backend": "local", "isolation": "bwrap" if self.isolated else "none"}
+
+
+def _kill_foreground_group(shell: ShellSession) -> None:
+    """SIGKILL the pty's foreground process group unless it is the shell's own."""
+    group = shell.foreground_pgrp()
+    if group is None or group == shell.idle_pgrp or group <= 1:
+        return
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,198 @@
+"""One persistent interactive bash, driven over a pty with pexpect.
+
+Each command is sent base64-encoded and run with `eval` in the shell itself, so `cd`,
+variables and background jobs persist between steps, any byte can appear in a command,
+and the command's stdin is /dev/null (it can never hang waiting for input). A marker with
+a per-command nonce, printed after the command, carries its exit code back.
+
+On a timeout the shell is interrupted (Ctrl-C to the foreground job, then SIGKILL of the
+job's whole process group through the backend's `kill_foreground`), then resynchronised;
+if it does not come back it is restarted and the result says the state was lost.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import secrets
+import time
+from typing import BinaryIO, Callable
+
+import pexpect
+
+from mle_gym.sandbox.base import CommandResult, SandboxError
+from mle_gym.sandbox.output import BoundedCapture, render
+
+SpawnFn = Callable[[], pexpect.spawn]
+KillForegroundFn = Callable[["ShellSession"], None]
+
+_READY_TIMEOUT = 30.0
+_RESYNC_TIMEOUT = 5.0
+_INTERRUPT_GRACE = 1.0
+_MARKER_ROOM = 64  # bytes held back so a marker split across reads is still found
+
+
+def _marker_printf(nonce: str, status: str) -> str:
+    # The marker bytes (\036MLE<nonce>:<status>\036) never appear literally in the input.
+    return f"printf '\\036MLE%s:%s\\036' {nonce} {status}"
+
+
+def _marker_pattern(nonce: str) -> re.Pattern[bytes]:
+    return re.compile(rb"\x1eMLE" + nonce.encode() + rb":(-?\d+)\x1e")
+
+
+class ShellSession:
+    """A bash process on a pty, with bounded reading and timeouts that kill process trees."""
+
+    def __init__(self, spawn: SpawnFn, kill_foreground: KillForegroundFn) -> None:
+        self._spawn = spawn
+        self._kill_foreground = kill_foreground
+        self.proc: pexpect.spawn | None = None
+        self.idle_pgrp: int | None = None
+        self._leftover = b""
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(self) -> None:
+        self.close()
+        self.proc = self._spawn()
+        self.proc.delaybeforesend = None  # pexpect sleeps 50 ms before each send by default
+        nonce = secrets.token_hex(8)
+        setup = (
+            "stty -echo -icanon -onlcr 2>/dev/null; PS1=''; PS2=''; unset PROMPT_COMMAND HISTFILE; "
+            f"{_marker_printf(nonce, '0')}\n"
+        )
+        self.proc.send(setup)
+        seen = BoundedCapture(4096)
+        try:
+            ready = self._read_until(_marker_pattern(nonce), _READY_TIMEOUT, seen)
+        except (pexpect.EOF, OSError):
+            ready = None
+        if ready is None:
+            self.close()
+            raise SandboxError(f"the sandbox shell did not start; it printed: {seen.data()[-800:]!r}")
+        self._leftover = b""
+        self.idle_pgrp = self._foreground_pgrp()
+
+    def close(self) -> None:
+        if self.proc is not None:
+            try:
+                self.proc.close(force=True)
+            except Exception:  # a dead pty can fail to close; nothing is left to clean
+                pass
+        self.proc = None
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.isalive()
+
+    def _foreground_pgrp(self) -> int | None:
+        try:
+            return os.tcgetpgrp(self.proc.child_fd) if self.proc is not None else None
+        except OSError:
+            return None
+
+    def foreground_pgrp(self) -> int | None:
+        """The process group the pty currently runs in the foreground (host pid numbering)."""
+        return self._foreground_pgrp()
+
+    # -- reading ---------------------------------------------------------------------------
+    def _read_until(
+        self, pattern: re.Pattern[bytes], timeout: float, capture: BoundedCapture,
+        drop: re.Pattern[bytes] | None = None,
+    ) -> re.Match[bytes] | None:
+        """Feed output to `capture` until `pattern` appears; None on timeout. Raises EOF."""
+        assert self.proc is not None
+        deadline = time.monotonic() + timeout
+        pending, self._leftover = self._leftover, b""
+        while True:
+            if pending:
+                if drop is not None:
+                    pending = drop.sub(b"", pending)
+                found = pattern.search(pending)
+                if found:
+                    capture.feed(pending[: found.start()])
+                    self._leftover = pending[found.end():]
+                    return found
+                keep = min(len(pending), _MARKER_ROOM)
+                capture.feed(pending[: len(pending) - keep])
+                pending = pending[len(pending) - keep:]
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._leftover = pending
+                return None
+            try:
+                pending += self.proc.read_nonblocking(1 << 16, timeout=min(remaining, 0.25))
+            except pexpect.TIMEOUT:
+                continue
+
+    # -- running ---------------------------------------------------------------------------
+    def run(
+        self,
+        command: str,
+        timeout: float,
+        *,
+        max_output_chars: int,
+        log: BinaryIO | None = None,
+        log_hint: str | None = None,
+        capture_bytes: int | None = None,
+    ) -> CommandResult:
+        if not self.alive:
+            self.start()
+        assert self.proc is not None
+        nonce = secrets.token_hex(8)
+        encoded = base64.b64encode(command.encode("utf-8", errors="surrogateescape")).decode()
+        line = f"eval \"$(printf %s '{encoded}' | base64 -d)\" </dev/null; {_marker_printf(nonce, '$?')}\n"
+        capture = BoundedCapture(capture_bytes or max(4 * max_output_chars, 1 << 16), log)
+        notes: list[str] = []
+        try:
+            self.proc.send(line)
+            found = self._read_until(_marker_pattern(nonce), max(timeout, 0.0), capture)
+            if found is not None:
+                return self._result(capture, int(found.group(1)), False, max_output_chars, log_hint)
+            self._interrupt(capture, nonce)
+            notes.append(f"the command was stopped after its {timeout:g} s timeout")
+            restarted = not self._resync(capture, nonce)
+            if restarted:
+                notes.append("the shell did not recover and was restarted: "
+                             "the working directory, variables and background jobs were reset")
+                self.start()
+            result = self._result(capture, None, True, max_output_chars, log_hint)
+            result.shell_restarted = restarted
+            result.notes = notes
+            return result
+        except (pexpect.EOF, OSError):
+            self.start()
+            result = self._result(capture, None, False, max_output_chars, log_hint)
+            result.shell_restarted = True
+            result.notes = ["the shell exited; a new shell was started in the code directory, "
+                            "so variables and background jobs were reset"]
+            return result
+
+    def _interrupt(self, capture: BoundedCapture, nonce: str) -> None:
+        assert self.proc is not None
+        self.proc.sendcontrol("c")
+        self._read_until(_marker_pattern(nonce), _INTERRUPT_GRACE, capture)
+        self._kill_foreground(self)
+
+    def _resync(self, capture: BoundedCapture, old_nonce: str) -> bool:
+        """Bring the shell back to a known point after an interrupt."""
+        assert self.proc is not None
+        nonce = secrets.token_hex(8)
+        self.proc.sendcontrol("c")
+        self.proc.send(f"\n{_marker_printf(nonce, '0')}\n")
+        old = _marker_pattern(old_nonce)
+        return self._read_until(_marker_pattern(nonce), _RESYNC_TIMEOUT, capture, drop=old) is not None
+
+    @staticmethod
+    def _result(
+        capture: BoundedCapture, code: int | None, timed_out: bool, max_chars: int, log_hint: str | None
+    ) -> CommandResult:
+        return CommandResult(
+            output=render(capture, max_chars, log_hint),
+            exit_code=code,
+            timed_out=timed_out,
+            output_bytes=capture.total,
+            raw=capture.data() if capture.complete else None,
+            log_path=log_hint,
+        )
