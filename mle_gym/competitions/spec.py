@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Split = Literal["lite", "medium", "high", "dev", "demo"]
 
@@ -19,6 +22,9 @@ ValueKind = Literal["bool", "probability", "number", "label", "text"]
 
 PrepareFn = Callable[[Path, Path, Path], None]
 FetchFn = Callable[[Path], None]
+#: Reads the private directory and returns the answers as text cells, with the id column
+#: and the submission's target columns (for competitions whose answer file has another shape).
+AnswersFn = Callable[[Path], "pd.DataFrame"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,10 @@ class SubmissionFormat:
     #: Name of the file in private/ that holds the answers (same id column).
     answers_file: str = "test.csv"
     filename: str = "submission.csv"
+    #: The competition's sample submission, in public/.
+    sample_file: str = "sample_submission.csv"
+    #: Custom reader of the answers; None reads `answers_file` as text cells.
+    load_answers: AnswersFn | None = None
 
     @property
     def target_names(self) -> list[str]:

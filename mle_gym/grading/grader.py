@@ -25,6 +25,8 @@ def normalized_score(score: float, sample: float, gold: float, lower_is_better: 
 
 
 def _load_answers(comp: Competition, private_dir: Path):
+    if comp.submission.load_answers is not None:
+        return comp.submission.load_answers(private_dir)
     path = private_dir / comp.submission.answers_file
     if not path.is_file():
         raise FileNotFoundError(f"answers for {comp.id} not found at {path}; prepare it first")

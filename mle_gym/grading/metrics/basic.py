@@ -1,19 +1,10 @@
-"""Metrics by name, each a function of aligned answers and predictions.
-
-Both frames arrive already validated and sorted by id, with the target columns
-converted to the kinds the competition declares, so a metric only does arithmetic.
-"""
+"""Accuracy, ROC AUC and RMSE: the metrics many competitions share."""
 
 from __future__ import annotations
-
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 from sklearn import metrics as skm
-
-Metric = Callable[[pd.DataFrame, pd.DataFrame, list[str]], float]
-
 
 def accuracy(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]) -> float:
     """Share of rows whose every target column matches exactly."""

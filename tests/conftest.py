@@ -1,0 +1,49 @@
+"""Shared fixtures: data caches, the real spaceship-titanic files, and the Docker engine."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mle_gym.competitions import get_competition
+from mle_gym.data import prepare
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+SPACESHIP_RAW = SHARED / "data" / "spaceship-titanic" / "raw"
+IN_CI = os.environ.get("CI") == "true"
+
+
+@pytest.fixture
+def mle_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty data cache, used as MLE_GYM_HOME for the test."""
+    home = tmp_path / "cache"
+    home.mkdir()
+    monkeypatch.setenv("MLE_GYM_HOME", str(home))
+    return home
+
+
+@pytest.fixture(scope="session")
+def spaceship_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache with spaceship-titanic prepared from the real Kaggle files in ../shared."""
+    if not SPACESHIP_RAW.is_dir():
+        pytest.fail(f"the real spaceship-titanic files are expected at {SPACESHIP_RAW}")
+    root = tmp_path_factory.mktemp("spaceship-cache")
+    prepare(get_competition("spaceship-titanic"), SPACESHIP_RAW, root=root)
+    return root
+
+
+@pytest.fixture
+def spaceship_home(spaceship_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """MLE_GYM_HOME pointing at the prepared spaceship-titanic cache."""
+    monkeypatch.setenv("MLE_GYM_HOME", str(spaceship_cache))
+    return spaceship_cache
+
+
+def require_bwrap() -> None:
+    """bubblewrap is part of the test machine's setup: missing it is a failure, not a skip."""
+    if shutil.which("bwrap") is None:
+        pytest.fail("bubblewrap (bwrap) is required for these tests: apt-get install bubblewrap")
