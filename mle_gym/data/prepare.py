@@ -42,11 +42,17 @@ def _raw_complete(comp: Competition, raw: Path) -> bool:
     return raw.is_dir() and all(any(raw.glob(name)) for name in comp.raw_files)
 
 
-def _extract_zips(folder: Path) -> None:
-    """Unpack every zip in `folder` in place, as Kaggle's competition downloads need."""
-    for archive in sorted(folder.glob("*.zip")):
+def _unpack_download(comp: Competition, folder: Path) -> None:
+    """Unpack Kaggle's competition archive (`<id>.zip`) in place, one level only.
+
+    MLE-bench's raw directory is that archive unpacked; archives inside it (train.zip, ...)
+    stay as they are, because each competition's prepare reads them itself.
+    """
+    archive = folder / f"{comp.id}.zip"
+    if archive.is_file() and not _raw_complete(comp, folder):
         with zipfile.ZipFile(archive) as zf:
             zf.extractall(folder)
+        archive.unlink()
 
 
 def _fill_raw(comp: Competition, dirs: CompetitionDirs, source: Path | None, log: Log) -> None:
@@ -69,7 +75,7 @@ def _fill_raw(comp: Competition, dirs: CompetitionDirs, source: Path | None, log
             if comp.download_bytes:
                 log(f"downloading {comp.id} from Kaggle (about {comp.download_bytes / 1e6:,.0f} MB)")
             kaggle_download.download(comp.id, staging)
-        _extract_zips(staging)
+        _unpack_download(comp, staging)
         if not _raw_complete(comp, staging):
             missing = [n for n in comp.raw_files if not any(staging.glob(n))]
             raise FileNotFoundError(
