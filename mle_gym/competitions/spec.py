@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,6 +100,9 @@ class Competition:
     fetch_raw: FetchFn | None = None
     #: Where the thresholds come from, shown by `mle-gym list`.
     thresholds_source: str = "Kaggle private leaderboard"
+    #: For competitions without a human leaderboard: named factories of scikit-learn style
+    #: models whose scores form the leaderboard (see `mle_gym.grading.reference_panel`).
+    reference_panel: dict[str, Callable[[], Any]] | None = None
     #: Approximate size of the Kaggle download, shown before downloading.
     download_bytes: int | None = None
 

@@ -239,6 +239,9 @@ class CompetitionEnv(gym.Env):
             info["tool"] = tool
         if self.sandbox is not None:
             info["sandbox"] = self.sandbox.describe()
+            p = self.sandbox.paths
+            info["paths"] = {"data": p.data, "code": p.code, "submission": p.submission,
+                             "submission_file": self._submission_path(), "logs": p.logs}
         return info
 
 
