@@ -72,8 +72,10 @@ def _fill_raw(comp: Competition, dirs: CompetitionDirs, source: Path | None, log
             log(f"building the raw files of {comp.id} from its bundled source")
             comp.fetch_raw(staging)
         else:
-            if comp.download_bytes:
-                log(f"downloading {comp.id} from Kaggle (about {comp.download_bytes / 1e6:,.0f} MB)")
+            if not kaggle_download.credentials_present():
+                raise kaggle_download.KaggleUnavailable(kaggle_download.how_to_get_data(comp.id))
+            size = f" (about {comp.download_bytes / 1e6:,.1f} MB)" if comp.download_bytes else ""
+            log(f"downloading {comp.id} from Kaggle{size}")
             kaggle_download.download(comp.id, staging)
         _unpack_download(comp, staging)
         if not _raw_complete(comp, staging):

@@ -1,0 +1,222 @@
+"""The `mle-gym` command: list, prepare, grade, demo, run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+from rich.console import Console
+from rich.table import Table
+
+import mle_gym  # noqa: F401  (registers the envs)
+from mle_gym.competitions import UnknownCompetition, all_competitions, get_competition
+from mle_gym.data import ChecksumError, CompetitionDirs, prepare
+from mle_gym.data.kaggle_download import KaggleUnavailable
+from mle_gym.envs import NotPrepared
+from mle_gym.grading import grade
+from mle_gym.grading.report import GradeReport
+from mle_gym.runner import Step, run_episode
+
+console = Console()
+DEMO_COMPETITION = "sklearn-digits"
+
+
+def _policy(name: str) -> Any:
+    if name == "scripted":
+        from baselines.scripted import ScriptedTabularPolicy
+
+        return ScriptedTabularPolicy()
+    raise SystemExit(f"unknown policy {name!r}; available: scripted")
+
+
+def _log(message: str) -> None:
+    console.print(message, style="dim", markup=False, highlight=False)
+
+
+# -- list -------------------------------------------------------------------------------------
+def cmd_list(args: argparse.Namespace) -> int:
+    table = Table(title="mle_gym competitions (metric ↑: higher is better, ↓: lower is better)")
+    for column in ("id", "split", "metric", "teams", "gold", "median", "sample", "prepared"):
+        numeric = column in ("teams", "gold", "median", "sample")
+        table.add_column(column, justify="right" if numeric else "left", no_wrap=column == "id")
+    shown = [c for c in all_competitions() if args.split in (None, c.split)]
+    for comp in shown:
+        arrow = "↓" if comp.lower_is_better else "↑"
+        teams = str(comp.num_teams) if comp.reference_panel is None else f"{comp.num_teams}*"
+        table.add_row(
+            comp.id, comp.split, f"{comp.metric} {arrow}", teams, f"{comp.thresholds.gold:g}",
+            f"{comp.thresholds.median:g}", f"{comp.sample_score:g}",
+            "yes" if CompetitionDirs.of(comp.id).is_prepared() else "no",
+        )
+    console.print(table)
+    for comp in shown:
+        if comp.reference_panel is not None:
+            console.print(f"* {comp.id}: thresholds from a {comp.thresholds_source}", style="dim")
+    return 0
+
+
+# -- prepare ----------------------------------------------------------------------------------
+def cmd_prepare(args: argparse.Namespace) -> int:
+    ids = list(args.ids) or [c.id for c in all_competitions() if c.split == args.split]
+    if not ids:
+        raise SystemExit("name a competition id, or --split lite|medium|high|dev|demo")
+    if args.raw is not None and len(ids) != 1:
+        raise SystemExit("--raw takes the files of one competition; name exactly one id")
+    status = 0
+    for competition_id in ids:
+        comp = get_competition(competition_id)
+        try:
+            result = prepare(comp, args.raw, strict=args.strict, force=args.force,
+                             log=_log)
+        except KaggleUnavailable as exc:
+            console.print(str(exc), style="red", markup=False)
+            status = 2
+            continue
+        except ChecksumError as exc:
+            console.print(str(exc), style="red", markup=False)
+            status = 1
+            continue
+        for mismatch in result.mismatches:
+            console.print(f"warning: {comp.id}: {mismatch} (differs from MLE-bench's split; "
+                          "use --strict to make this an error)", style="yellow", markup=False)
+        verdict = ("already prepared" if result.reused else
+                   "matches MLE-bench's checksums" if result.checked and not result.mismatches else
+                   "prepared")
+        console.print(f"[green]{comp.id}[/green]: {verdict} in {result.dirs.root}")
+    return status
+
+
+# -- grade ------------------------------------------------------------------------------------
+def print_report(report: GradeReport) -> None:
+    table = Table(title=f"grade: {report.competition_id}", show_header=False)
+    table.add_column("field")
+    table.add_column("value")
+    for key, value in report.to_dict().items():
+        table.add_row(key, "" if value is None else str(value))
+    console.print(table)
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    comp = get_competition(args.competition)
+    dirs = CompetitionDirs.of(comp.id)
+    if not dirs.is_prepared():
+        raise NotPrepared(f"{comp.id} is not prepared: run `mle-gym prepare {comp.id}` first")
+    report = grade(comp, Path(args.submission), dirs.private)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print_report(report)
+    return 0 if report.valid_submission else 1
+
+
+# -- run / demo -------------------------------------------------------------------------------
+def _show_step(step: Step) -> None:
+    action = step.action
+    if isinstance(action, dict):
+        label = action.get("tool", "?")
+        detail = action.get("command") or action.get("path") or ""
+    else:
+        label, detail = "bash", str(action)
+    info = step.info
+    status = "" if info.get("exit_code") in (None, 0) else f" [red]exit {info['exit_code']}[/red]"
+    console.rule(f"step {info.get('step')}: {label}{status}  (time left {info.get('time_left')} s)")
+    if detail:
+        console.print(f"[cyan]$ {detail.splitlines()[0][:200]}[/cyan]", markup=True, highlight=False)
+    lines = step.observation.splitlines()
+    shown = lines if len(lines) <= 12 else lines[:6] + ["..."] + lines[-5:]
+    console.print("\n".join(shown), markup=False, highlight=False)
+
+
+def run_and_show(competition_id: str, policy_name: str, env_kwargs: dict[str, Any], seed: int) -> int:
+    env = gym.make(f"mle/{competition_id}-v0", **env_kwargs)
+    try:
+        episode = run_episode(env, _policy(policy_name), seed=seed, on_step=_show_step)
+    finally:
+        env.close()
+    report = episode.report
+    print_report(GradeReport(**report))
+    console.print(f"[bold]reward ({env_kwargs.get('reward_mode', 'normalized')}): "
+                  f"{episode.total_reward:.4f}[/bold]")
+    return 0 if report["valid_submission"] else 1
+
+
+def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"backend": args.backend}
+    for name in ("time_limit", "max_steps", "step_timeout", "reward_mode"):
+        if getattr(args, name, None) is not None:
+            kwargs[name] = getattr(args, name)
+    return kwargs
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    get_competition(args.competition)
+    return run_and_show(args.competition, args.policy, _env_kwargs(args), args.seed)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    comp = get_competition(DEMO_COMPETITION)
+    console.print(f"[bold]mle_gym demo[/bold]: the scripted baseline on {comp.name}, fully "
+                  f"offline ({args.backend} sandbox)")
+    prepare(comp, log=_log)
+    return run_and_show(comp.id, "scripted", _env_kwargs(args), args.seed)
+
+
+# -- parser -----------------------------------------------------------------------------------
+def _add_env_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", choices=("local", "docker"), default="local")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--time-limit", type=float, dest="time_limit")
+    parser.add_argument("--max-steps", type=int, dest="max_steps")
+    parser.add_argument("--step-timeout", type=float, dest="step_timeout")
+    parser.add_argument("--reward-mode", choices=("normalized", "medal", "score"), dest="reward_mode")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mle-gym", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("list", help="competitions, their metric, thresholds and prepared state")
+    p.add_argument("--split", choices=("lite", "medium", "high", "dev", "demo"))
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("prepare", help="download (or import) and split a competition's data")
+    p.add_argument("ids", nargs="*", metavar="ID")
+    p.add_argument("--split", choices=("lite", "medium", "high", "dev", "demo"))
+    p.add_argument("--raw", type=Path, help="a directory or zip with the Kaggle files you already have")
+    p.add_argument("--strict", action="store_true", help="fail when a file differs from MLE-bench's")
+    p.add_argument("--force", action="store_true", help="prepare again even if already prepared")
+    p.set_defaults(func=cmd_prepare)
+
+    p = sub.add_parser("grade", help="grade a submission file against the private answers")
+    p.add_argument("competition")
+    p.add_argument("submission")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("demo", help="run the scripted baseline on the offline demo competition")
+    _add_env_options(p)
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("run", help="run one episode of a competition with a policy")
+    p.add_argument("competition")
+    p.add_argument("--policy", default="scripted")
+    _add_env_options(p)
+    p.set_defaults(func=cmd_run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (UnknownCompetition, NotPrepared, FileNotFoundError) as exc:
+        console.print(f"error: {exc}", style="red", markup=False)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
