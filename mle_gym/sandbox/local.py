@@ -106,7 +106,7 @@ class LocalSandbox(Sandbox):
         self.shell = ShellSession(
             lambda: pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=env, echo=False,
                                   dimensions=(50, 200)),
-            _kill_foreground_group,
+            _PtyJobControl(),
         )
         self.shell.start()
 
@@ -185,12 +185,18 @@ class LocalSandbox(Sandbox):
         return {"backend": "local", "isolation": "bwrap" if self.isolated else "none"}
 
 
-def _kill_foreground_group(shell: ShellSession) -> None:
-    """SIGKILL the pty's foreground process group unless it is the shell's own."""
-    group = shell.foreground_pgrp()
-    if group is None or group == shell.idle_pgrp or group <= 1:
-        return
-    try:
-        os.killpg(group, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+class _PtyJobControl:
+    """The pty's foreground group, in this host's pid numbering (the kernel translates it
+    out of the sandbox's pid namespace), killed with killpg."""
+
+    def foreground_group(self, shell: ShellSession) -> int | None:
+        try:
+            return os.tcgetpgrp(shell.proc.child_fd) if shell.proc is not None else None
+        except OSError:
+            return None
+
+    def kill_group(self, shell: ShellSession, group: int) -> None:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass

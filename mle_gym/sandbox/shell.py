@@ -13,11 +13,10 @@ if it does not come back it is restarted and the result says the state was lost.
 from __future__ import annotations
 
 import base64
-import os
 import re
 import secrets
 import time
-from typing import BinaryIO, Callable
+from typing import BinaryIO, Callable, Protocol
 
 import pexpect
 
@@ -25,7 +24,14 @@ from mle_gym.sandbox.base import CommandResult, SandboxError
 from mle_gym.sandbox.output import BoundedCapture, render
 
 SpawnFn = Callable[[], pexpect.spawn]
-KillForegroundFn = Callable[["ShellSession"], None]
+
+
+class JobControl(Protocol):
+    """How a backend finds and kills the shell's foreground job (a process group)."""
+
+    def foreground_group(self, shell: "ShellSession") -> int | None: ...
+
+    def kill_group(self, shell: "ShellSession", group: int) -> None: ...
 
 _READY_TIMEOUT = 30.0
 _RESYNC_TIMEOUT = 5.0
@@ -45,11 +51,12 @@ def _marker_pattern(nonce: str) -> re.Pattern[bytes]:
 class ShellSession:
     """A bash process on a pty, with bounded reading and timeouts that kill process trees."""
 
-    def __init__(self, spawn: SpawnFn, kill_foreground: KillForegroundFn) -> None:
+    def __init__(self, spawn: SpawnFn, jobs: JobControl) -> None:
         self._spawn = spawn
-        self._kill_foreground = kill_foreground
+        self._jobs = jobs
         self.proc: pexpect.spawn | None = None
-        self.idle_pgrp: int | None = None
+        #: The foreground group while the shell waits for input: the shell's own.
+        self.idle_group: int | None = None
         self._leftover = b""
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -72,7 +79,7 @@ class ShellSession:
             self.close()
             raise SandboxError(f"the sandbox shell did not start; it printed: {seen.data()[-800:]!r}")
         self._leftover = b""
-        self.idle_pgrp = self._foreground_pgrp()
+        self.idle_group = self._jobs.foreground_group(self)
 
     def close(self) -> None:
         if self.proc is not None:
@@ -85,16 +92,6 @@ class ShellSession:
     @property
     def alive(self) -> bool:
         return self.proc is not None and self.proc.isalive()
-
-    def _foreground_pgrp(self) -> int | None:
-        try:
-            return os.tcgetpgrp(self.proc.child_fd) if self.proc is not None else None
-        except OSError:
-            return None
-
-    def foreground_pgrp(self) -> int | None:
-        """The process group the pty currently runs in the foreground (host pid numbering)."""
-        return self._foreground_pgrp()
 
     # -- reading ---------------------------------------------------------------------------
     def _read_until(
@@ -170,10 +167,18 @@ class ShellSession:
             return result
 
     def _interrupt(self, capture: BoundedCapture, nonce: str) -> None:
+        """Ctrl-C, then SIGKILL the job's whole process group.
+
+        The group is noted before the interrupt: once Ctrl-C ends the job's leader, the
+        terminal's foreground is the shell again, but the leader's children (say, the
+        background half of `a & b`) still belong to the old group.
+        """
         assert self.proc is not None
+        group = self._jobs.foreground_group(self)
         self.proc.sendcontrol("c")
         self._read_until(_marker_pattern(nonce), _INTERRUPT_GRACE, capture)
-        self._kill_foreground(self)
+        if group is not None and group != self.idle_group and group > 1:
+            self._jobs.kill_group(self, group)
 
     def _resync(self, capture: BoundedCapture, old_nonce: str) -> bool:
         """Bring the shell back to a known point after an interrupt."""
