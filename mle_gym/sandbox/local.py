@@ -146,6 +146,8 @@ class LocalSandbox(Sandbox):
             "--bind", str(self.root / "code"), p.code,
             "--bind", str(self.root / "submission"), p.submission,
             "--ro-bind", str(self.root / "logs"), p.logs,
+            # Only /tmp, code and submission stay writable: not even the sandbox's own root.
+            "--remount-ro", "/home", "--remount-ro", "/",
             "--chdir", p.code,
         ]
         if spec.network:
