@@ -60,6 +60,8 @@ class SubmissionFormat:
     sample_file: str = "sample_submission.csv"
     #: Custom reader of the answers; None reads `answers_file` as text cells.
     load_answers: AnswersFn | None = None
+    #: Refuse columns besides the id and targets (MLE-bench does for some competitions).
+    allow_extra_columns: bool = True
 
     @property
     def target_names(self) -> list[str]:

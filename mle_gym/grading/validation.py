@@ -81,9 +81,11 @@ def _check_columns(frame: pd.DataFrame, fmt: SubmissionFormat) -> None:
     expected = [fmt.id_column, *fmt.target_names]
     missing = [c for c in expected if c not in frame.columns]
     if missing:
+        found = ",".join(frame.columns[:12]) + ("..." if len(frame.columns) > 12 else "")
         raise InvalidSubmission(
-            f"missing column(s) {', '.join(map(repr, missing))}; the header must be "
-            f"{','.join(expected)} (found {','.join(frame.columns) or 'no columns'})"
+            f"missing column(s) {_examples(missing)}; the header must start with "
+            f"{','.join(expected[:12])}{'...' if len(expected) > 12 else ''} "
+            f"(found {found or 'no columns'})"
         )
 
 
@@ -116,6 +118,11 @@ def validate(
     _check_columns(frame, fmt)
     warnings = []
     extra = [c for c in frame.columns if c not in (fmt.id_column, *fmt.target_names)]
+    if extra and not fmt.allow_extra_columns:
+        raise InvalidSubmission(
+            f"unexpected column(s) {_examples(extra)}; the header must be exactly the id "
+            "column and the target columns"
+        )
     if extra:
         warnings.append(f"ignored extra column(s): {', '.join(extra)}")
 
@@ -123,11 +130,14 @@ def validate(
     expected_ids = answers[fmt.id_column].str.strip()
     _check_ids(ids, expected_ids)
 
-    predictions = pd.DataFrame({fmt.id_column: ids})
-    truth = pd.DataFrame({fmt.id_column: expected_ids})
-    for column in fmt.columns:
-        predictions[column.name] = _convert(frame, ids, column)
-        truth[column.name] = _convert(answers, expected_ids, column)
+    # Built in one go: inserting 100+ columns one by one fragments the frame.
+    predictions = pd.DataFrame(
+        {fmt.id_column: ids, **{c.name: _convert(frame, ids, c) for c in fmt.columns}}
+    )
+    truth = pd.DataFrame(
+        {fmt.id_column: expected_ids,
+         **{c.name: _convert(answers, expected_ids, c) for c in fmt.columns}}
+    )
     predictions = predictions.sort_values(fmt.id_column, kind="stable").reset_index(drop=True)
     truth = truth.sort_values(fmt.id_column, kind="stable").reset_index(drop=True)
     return truth, predictions, warnings
