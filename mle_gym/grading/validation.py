@@ -36,7 +36,9 @@ def read_as_text(path: Path) -> pd.DataFrame:
 
 
 def _convert(frame: pd.DataFrame, ids: pd.Series, column: Column) -> pd.Series:
-    raw = frame[column.name].str.strip()
+    # Text is compared exactly as written (MLE-bench does not strip it); other kinds are
+    # parsed, so surrounding spaces carry no meaning there.
+    raw = frame[column.name] if column.kind == "text" else frame[column.name].str.strip()
     if column.kind != "text":
         empty = raw == ""
         if empty.any():

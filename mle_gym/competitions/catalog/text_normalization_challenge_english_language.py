@@ -1,0 +1,151 @@
+"""Text Normalization Challenge (English): write each token the way it is spoken.
+
+MLE-bench splits Kaggle's labelled corpus by sentence (10% of the sentences become the test
+set), renumbers the sentences of both parts, and grades exact-match accuracy of the
+`after` strings. The Russian competition shares this preparation (`prepare_for`).
+"""
+
+from __future__ import annotations
+
+import csv
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.spec import (
+    Checksums,
+    Column,
+    Competition,
+    PrepareFn,
+    SubmissionFormat,
+    Thresholds,
+)
+
+#: MLE-bench writes every file of these competitions with all text cells quoted.
+QUOTED = {"index": False, "quotechar": '"', "quoting": csv.QUOTE_NONNUMERIC}
+#: Our own plain copy of the sample submission: MLE-bench only publishes it zipped, and
+#: an agent needs a CSV it can copy as a submission.
+PLAIN_SAMPLE = "sample_submission.csv"
+
+
+def _renumbered(tokens: pd.DataFrame) -> pd.DataFrame:
+    """Sentence ids become 0, 1, ... in order of first appearance."""
+    codes, _ = pd.factorize(tokens["sentence_id"])
+    return tokens.assign(sentence_id=codes)
+
+
+def _token_ids(tokens: pd.DataFrame) -> pd.Series:
+    return tokens["sentence_id"].astype(str) + "_" + tokens["token_id"].astype(str)
+
+
+def _split_by_sentence(corpus: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(train, test) with no sentence in both, each renumbered from 0."""
+    sentences = corpus["sentence_id"].unique()
+    train_ids, test_ids = train_test_split(sentences, test_size=0.1, random_state=0)
+    train = corpus[corpus["sentence_id"].isin(train_ids)]
+    test = corpus[corpus["sentence_id"].isin(test_ids)]
+    return _renumbered(train), _renumbered(test)
+
+
+def _write_zipped(frame: pd.DataFrame, public: Path, name: str) -> None:
+    """`<name>.zip` holding `<name>` (stored, not compressed), as MLE-bench publishes it."""
+    path = public / name
+    frame.to_csv(path, **QUOTED)
+    with zipfile.ZipFile(public / f"{name}.zip", "w") as archive:
+        archive.write(path, arcname=name)
+    path.unlink()
+
+
+def prepare_for(prefix: str) -> PrepareFn:
+    """The preparation of the `<prefix>_*` files (`en` or `ru`)."""
+
+    def prepare(raw: Path, public: Path, private: Path) -> None:
+        name = f"{prefix}_train.csv"
+        with zipfile.ZipFile(raw / f"{name}.zip") as archive, archive.open(name) as handle:
+            train, test = _split_by_sentence(read_csv(handle))
+        ids = _token_ids(test)
+        answers = pd.DataFrame({"id": ids, "after": test["after"]})
+        sample = pd.DataFrame({"id": ids, "after": test["before"]})
+
+        answers.to_csv(private / "answers.csv", **QUOTED)
+        sample.to_csv(private / "sample_submission.csv", **QUOTED)
+        _write_zipped(train, public, name)
+        _write_zipped(test.drop(columns=["after", "class"]), public, f"{prefix}_test_2.csv")
+        _write_zipped(sample, public, f"{prefix}_sample_submission_2.csv")
+        sample.to_csv(public / PLAIN_SAMPLE, index=False)
+
+    return prepare
+
+
+STATEMENT = """\
+# Text Normalization Challenge - English Language
+
+Speech systems must turn written text into the words a speaker would say: `12:47` is
+read "twelve forty-seven", `6ft` "six feet". Given English sentences split into tokens,
+predict the spoken (normalised) form of every token.
+
+## Data (read-only, in {data_dir})
+Each file is a zip archive holding one CSV of the same name (all text cells quoted):
+- `en_train.csv.zip`: columns `sentence_id`, `token_id` (position within the sentence,
+  from 0), `class` (the token's kind, e.g. PLAIN, PUNCT, DATE, CARDINAL, LETTERS,
+  MEASURE, VERBATIM, ...), `before` (the written token) and `after` (its normalised
+  form, the target). Most tokens are unchanged (`after` equals `before`).
+- `en_test_2.csv.zip`: the tokens to normalise: `sentence_id`, `token_id`, `before`
+  (no `class`).
+- `en_sample_submission_2.csv.zip`, and the same unzipped (unquoted) as
+  `sample_submission.csv`: a valid submission in the right format (it copies `before`
+  unchanged as the prediction).
+
+Sentences of the test set do not appear in the training set; both are numbered from 0.
+A few tokens that a CSV reader takes for missing (such as `None` or `NA`) are stored as
+empty strings.
+
+## Metric
+Accuracy: the share of test tokens whose predicted string equals the expected one
+exactly (case, spacing and punctuation included; surrounding whitespace is ignored).
+As in MLE-bench, the spellings pandas reads as a missing value (an empty cell, `NA`,
+`N/A`, `None`, `null`, `nan`, ...) all count as the same value. Higher is better.
+
+## Submission
+Write a CSV file to `{submission_path}` with a header and exactly one row per test
+token. The id is `<sentence_id>_<token_id>`; quote cells that contain commas or quotes:
+
+```
+id,after
+0_0,the
+0_1,quick
+0_2,one hundred fifty pounds
+0_3,.
+```
+
+Put your code in `{code_dir}`.
+"""
+
+COMPETITION = Competition(
+    id="text-normalization-challenge-english-language",
+    name="Text Normalization Challenge - English Language",
+    split="lite",
+    metric="text_accuracy",
+    lower_is_better=False,
+    submission=SubmissionFormat(
+        id_column="id",
+        columns=(Column("after", "text"),),
+        answers_file="answers.csv",
+        sample_file=PLAIN_SAMPLE,
+    ),
+    raw_files=("en_train.csv.zip",),
+    prepare=prepare_for("en"),
+    num_teams=261,
+    thresholds=Thresholds(gold=0.99724, silver=0.99135, bronze=0.99038, median=0.99037),
+    sample_score=0.93326,
+    statement=STATEMENT,
+    checksums=Checksums(
+        private={
+            "answers.csv": "9cdf7a9f064c7476c74b8e7b90c72398",
+            "sample_submission.csv": "e4d1b5d86abed38e6ef37cb7996c3f2c",
+        },
+    ),
+)
