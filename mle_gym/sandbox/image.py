@@ -30,9 +30,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import docker
-import requests
 from docker.errors import DockerException, ImageNotFound
 from docker.utils import parse_repository_tag
+
+from mle_gym.sandbox.engine import DockerUnavailableError, connect
 
 __all__ = [
     "DEFAULT_IMAGE",
@@ -106,28 +107,9 @@ _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 Log = Callable[[str], None]
 
 
-class DockerUnavailableError(RuntimeError):
-    """The Docker engine cannot be reached (no daemon, or no permission)."""
-
-
-def _client() -> docker.DockerClient:
-    """Connect to the engine, turning the SDK's many failure modes into one clear error."""
-    try:
-        client = docker.from_env()
-        client.ping()
-    except (DockerException, requests.exceptions.RequestException, OSError) as exc:
-        raise DockerUnavailableError(
-            "cannot reach the Docker engine "
-            f"({exc}). Start dockerd first: as root run `.ci/docker-up.sh` "
-            "(Debian: `apt-get install docker.io` then `dockerd &`), and make sure "
-            "DOCKER_HOST points at it if it does not listen on /var/run/docker.sock."
-        ) from exc
-    return client
-
-
 def image_exists(tag: str) -> bool:
     """Tell whether ``tag`` is present locally, so callers can skip a slow build."""
-    client = _client()
+    client = connect()
     try:
         client.images.get(tag)
     except ImageNotFound:
@@ -146,7 +128,7 @@ def build_image(tag: str = DEFAULT_IMAGE, cuda: bool = False, log: Log = print) 
     dockerfile = "Dockerfile.cuda" if cuda else "Dockerfile"
     if not (IMAGES_DIR / dockerfile).is_file():
         raise FileNotFoundError(f"missing image recipe {IMAGES_DIR / dockerfile}")
-    client = _client()
+    client = connect()
     try:
         log(f"building {tag} from {IMAGES_DIR / dockerfile}")
         stream = client.api.build(
@@ -190,7 +172,7 @@ def build_offline_image(
     and removes the tree. Needs root (debootstrap creates device nodes and
     root-owned files) and the ``debootstrap`` command. Returns ``tag``.
     """
-    client = _client()  # fail fast, before minutes of debootstrap
+    client = connect()  # fail fast, before minutes of debootstrap
     try:
         try:
             previous_id: str | None = client.images.get(tag).id

@@ -51,9 +51,16 @@ def _marker_pattern(nonce: str) -> re.Pattern[bytes]:
 class ShellSession:
     """A bash process on a pty, with bounded reading and timeouts that kill process trees."""
 
-    def __init__(self, spawn: SpawnFn, jobs: JobControl) -> None:
+    def __init__(
+        self, spawn: SpawnFn, jobs: JobControl, recover: Callable[[], None] | None = None
+    ) -> None:
         self._spawn = spawn
         self._jobs = jobs
+        #: Called before restarting a shell that did not come back from an interrupt, to
+        #: clear whatever holds it (e.g. a fork bomb that left no process slot free).
+        self._recover = recover
+        #: The shell's pid as the shell sees it (inside the sandbox's pid namespace).
+        self.shell_pid: int | None = None
         self.proc: pexpect.spawn | None = None
         #: The foreground group while the shell waits for input: the shell's own.
         self.idle_group: int | None = None
@@ -67,7 +74,7 @@ class ShellSession:
         nonce = secrets.token_hex(8)
         setup = (
             "stty -echo -icanon -onlcr 2>/dev/null; PS1=''; PS2=''; unset PROMPT_COMMAND HISTFILE; "
-            f"{_marker_printf(nonce, '0')}\n"
+            f"{_marker_printf(nonce, '$$')}\n"
         )
         self.proc.send(setup)
         seen = BoundedCapture(4096)
@@ -78,14 +85,15 @@ class ShellSession:
         if ready is None:
             self.close()
             raise SandboxError(f"the sandbox shell did not start; it printed: {seen.data()[-800:]!r}")
+        self.shell_pid = int(ready.group(1))
         self._leftover = b""
         self.idle_group = self._jobs.foreground_group(self)
 
     def close(self) -> None:
         if self.proc is not None:
             try:
-                self.proc.close(force=True)
-            except Exception:  # a dead pty can fail to close; nothing is left to clean
+                self.proc.close()
+            except Exception:  # a dead pty or socket can fail to close; nothing is left
                 pass
         self.proc = None
 
@@ -153,6 +161,8 @@ class ShellSession:
             if restarted:
                 notes.append("the shell did not recover and was restarted: "
                              "the working directory, variables and background jobs were reset")
+                if self._recover is not None:
+                    self._recover()
                 self.start()
             result = self._result(capture, None, True, max_output_chars, log_hint)
             result.shell_restarted = restarted
@@ -175,7 +185,7 @@ class ShellSession:
         """
         assert self.proc is not None
         group = self._jobs.foreground_group(self)
-        self.proc.sendcontrol("c")
+        self.proc.send("\x03")  # Ctrl-C: SIGINT to the foreground job
         self._read_until(_marker_pattern(nonce), _INTERRUPT_GRACE, capture)
         if group is not None and group != self.idle_group and group > 1:
             self._jobs.kill_group(self, group)
@@ -184,7 +194,7 @@ class ShellSession:
         """Bring the shell back to a known point after an interrupt."""
         assert self.proc is not None
         nonce = secrets.token_hex(8)
-        self.proc.sendcontrol("c")
+        self.proc.send("\x03")  # Ctrl-C: SIGINT to the foreground job
         self.proc.send(f"\n{_marker_printf(nonce, '0')}\n")
         old = _marker_pattern(old_nonce)
         return self._read_until(_marker_pattern(nonce), _RESYNC_TIMEOUT, capture, drop=old) is not None

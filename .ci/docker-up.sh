@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Bring up a local Docker engine on a Debian bookworm machine (run as root).
+#
+# Why: the sandbox runs agent commands in containers, and neither CI nor a
+# fresh dev machine has a running engine. No registry is reachable, so the
+# engine comes from Debian's docker.io and images are built offline
+# (mle_gym.sandbox.image.build_offline_image).
+#
+# Idempotent: installs only what is missing, starts dockerd only when
+# `docker info` fails, and waits (bounded) until the engine answers.
+#
+# Tunables (environment):
+#   DOCKERD_LOG             dockerd log file            (default /tmp/dockerd.log)
+#   DOCKERD_WAIT_SECONDS    how long to wait for dockerd (default 60)
+#   DOCKERD_STORAGE_DRIVER  force a storage driver; default: overlay2 when the
+#                           kernel has overlayfs, else vfs (slow, disk-hungry)
+set -euo pipefail
+
+LOG="${DOCKERD_LOG:-/tmp/dockerd.log}"
+WAIT="${DOCKERD_WAIT_SECONDS:-60}"
+
+log() { echo "[docker-up] $*" >&2; }
+
+if [ "$(id -u)" -ne 0 ]; then
+    log "must run as root"
+    exit 1
+fi
+
+# --- 1. packages -------------------------------------------------------------
+missing=()
+command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
+command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
+command -v iptables >/dev/null 2>&1 || missing+=(iptables)
+if [ "${#missing[@]}" -gt 0 ]; then
+    log "installing: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# --- 2. already running? -------------------------------------------------------
+if docker info >/dev/null 2>&1; then
+    log "engine already up: $(docker info --format '{{.ServerVersion}} {{.Driver}}')"
+    exit 0
+fi
+
+# --- 3. choose options -----------------------------------------------------------
+opts=()
+driver="${DOCKERD_STORAGE_DRIVER:-}"
+if [ -z "$driver" ]; then
+    if grep -qw overlay /proc/filesystems || modprobe overlay >/dev/null 2>&1; then
+        driver=overlay2
+    else
+        driver=vfs
+    fi
+fi
+opts+=("--storage-driver=$driver")
+
+# Containers run with network_mode=none, so bridge/NAT is optional. Keep it
+# when the kernel lets iptables create the NAT chain; otherwise turn it off
+# instead of letting dockerd die at start-up.
+if iptables -t nat -L -n >/dev/null 2>&1; then
+    :
+else
+    log "iptables NAT not usable here: starting dockerd with --iptables=false"
+    opts+=(--iptables=false --ip-masq=false)
+fi
+
+# A dockerd that was killed leaves a pid file behind; if the process is gone,
+# remove it so the new daemon starts cleanly.
+for pidfile in /var/run/docker.pid /var/run/docker/containerd/containerd.pid; do
+    if [ -f "$pidfile" ] && ! kill -0 "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null; then
+        rm -f "$pidfile"
+    fi
+done
+
+# If a dockerd is already running (still starting up), just wait for it.
+dockerd_pid=""
+if ! pgrep -x dockerd >/dev/null 2>&1; then
+    log "starting dockerd ${opts[*]} (log: $LOG)"
+    nohup dockerd "${opts[@]}" >>"$LOG" 2>&1 </dev/null &
+    dockerd_pid=$!
+    disown || true
+else
+    log "dockerd process exists; waiting for it to answer"
+fi
+
+# --- 4. wait -----------------------------------------------------------------
+deadline=$((SECONDS + WAIT))
+until docker info >/dev/null 2>&1; do
+    if [ -n "$dockerd_pid" ] && ! kill -0 "$dockerd_pid" 2>/dev/null; then
+        log "dockerd exited during start-up; last log lines:"
+        tail -n 40 "$LOG" >&2 || true
+        exit 1
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+        log "dockerd did not come up within ${WAIT}s; last log lines:"
+        tail -n 40 "$LOG" >&2 || true
+        exit 1
+    fi
+    sleep 1
+done
+log "engine up: $(docker info --format '{{.ServerVersion}} {{.Driver}}')"

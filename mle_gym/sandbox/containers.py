@@ -1,0 +1,118 @@
+"""Keeping track of this process's containers so none outlives it for long.
+
+Every container carries labels naming mle_gym, its owner (host name, pid and the pid's start
+time, so a reused pid is not mistaken for the owner) and its episode. The containers a
+process started are removed at exit and on SIGTERM/SIGINT; containers whose owner is gone
+(e.g. killed with SIGKILL) are removed by `collect_garbage`, which runs when a process starts
+its first container and with `mle-gym gc`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import socket
+import threading
+from typing import Any
+
+LABEL = "mle_gym"
+LABEL_HOST = "mle_gym.owner_host"
+LABEL_PID = "mle_gym.owner_pid"
+LABEL_START = "mle_gym.owner_start"
+LABEL_EPISODE = "mle_gym.episode"
+
+_live: dict[str, Any] = {}
+_lock = threading.Lock()
+_installed = False
+
+
+def _process_start(pid: int) -> str | None:
+    """The start time of `pid` in clock ticks since boot (None if there is no such process)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def owner_labels(episode: str) -> dict[str, str]:
+    pid = os.getpid()
+    return {
+        LABEL: "1",
+        LABEL_HOST: socket.gethostname(),
+        LABEL_PID: str(pid),
+        LABEL_START: _process_start(pid) or "",
+        LABEL_EPISODE: episode,
+    }
+
+
+def track(container: Any) -> None:
+    """Remember a container so this process removes it however it ends."""
+    _install_handlers()
+    with _lock:
+        _live[container.id] = container
+
+
+def untrack(container: Any) -> None:
+    with _lock:
+        _live.pop(container.id, None)
+
+
+def remove_all_tracked() -> None:
+    with _lock:
+        containers = list(_live.values())
+        _live.clear()
+    for container in containers:
+        try:
+            container.remove(force=True)
+        except Exception:  # already gone, or the engine is down: nothing more to do
+            pass
+
+
+def _install_handlers() -> None:
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    atexit.register(remove_all_tracked)
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(signum)
+
+        def handler(num: int, frame: Any, previous: Any = previous) -> None:
+            remove_all_tracked()
+            if callable(previous):
+                previous(num, frame)
+            elif previous == signal.SIG_IGN:
+                return
+            else:
+                signal.signal(num, signal.SIG_DFL)
+                os.kill(os.getpid(), num)
+
+        signal.signal(signum, handler)
+
+
+def _orphaned(labels: dict[str, str]) -> bool:
+    if labels.get(LABEL_HOST) != socket.gethostname():
+        return False  # another machine's engine user: not ours to judge
+    try:
+        pid = int(labels.get(LABEL_PID, ""))
+    except ValueError:
+        return True
+    start = _process_start(pid)
+    return start is None or start != labels.get(LABEL_START)
+
+
+def collect_garbage(client: Any) -> list[str]:
+    """Remove mle_gym containers whose owner process is gone; return their names."""
+    removed = []
+    for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
+        if _orphaned(container.labels):
+            try:
+                container.remove(force=True)
+                removed.append(container.name)
+            except Exception:  # removed meanwhile by someone else
+                pass
+    return removed
