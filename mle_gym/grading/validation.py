@@ -92,22 +92,27 @@ def _check_columns(frame: pd.DataFrame, fmt: SubmissionFormat) -> None:
 
 
 def _check_ids(submitted: pd.Series, expected: pd.Series) -> None:
-    duplicated = submitted[submitted.duplicated()]
+    """Each test id exactly as many times as the answers hold it (once, almost always;
+    a few competitions key rows by text that repeats, e.g. identical comments)."""
+    allowed = expected.value_counts()
+    counts = submitted.value_counts()
+    extra = counts - allowed.reindex(counts.index, fill_value=1)
+    duplicated = extra[extra > 0]
     if len(duplicated):
         raise InvalidSubmission(
-            f"{len(duplicated)} duplicate row(s): id(s) {_examples(duplicated.unique())} "
+            f"{int(duplicated.sum())} duplicate row(s): id(s) {_examples(duplicated.index)} "
             "appear more than once; write exactly one row per test id"
         )
-    expected_set = set(expected)
-    unknown = submitted[~submitted.isin(expected_set)]
+    unknown = submitted[~submitted.isin(set(allowed.index))]
     if len(unknown):
         raise InvalidSubmission(
             f"{len(unknown)} row(s) have ids that are not in the test set: {_examples(unknown)}"
         )
-    absent = expected[~expected.isin(set(submitted))]
+    missing = allowed - counts.reindex(allowed.index, fill_value=0)
+    absent = missing[missing > 0]
     if len(absent):
         raise InvalidSubmission(
-            f"{len(absent)} test id(s) have no row, e.g. {_examples(absent)}; "
+            f"{int(absent.sum())} test id(s) have no row, e.g. {_examples(absent.index)}; "
             f"expected {len(expected)} rows, found {len(submitted)}"
         )
 

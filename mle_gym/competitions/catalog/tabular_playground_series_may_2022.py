@@ -1,0 +1,105 @@
+"""Tabular Playground Series, May 2022: binary classification of synthetic manufacturing data.
+
+MLE-bench holds out 100,000 of Kaggle's 900,000 labelled rows and renumbers the ids so that
+the test ids follow the training ids.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from sklearn.model_selection import train_test_split
+
+from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.spec import (
+    Checksums,
+    Column,
+    Competition,
+    SubmissionFormat,
+    Thresholds,
+)
+
+TEST_ROWS = 100_000
+
+
+def prepare(raw: Path, public: Path, private: Path) -> None:
+    """Split off TEST_ROWS rows (random_state=0); ids become 0..n-1 across train then test."""
+    rows = read_csv(raw / "train.csv")
+    train, test = train_test_split(rows, test_size=TEST_ROWS, random_state=0)
+    train["id"] = np.arange(len(train))
+    test["id"] = np.arange(len(train), len(train) + len(test))
+
+    gold = test[["id", "target"]].copy()
+    sample = gold.copy()
+    sample["target"] = 0.5
+
+    train.to_csv(public / "train.csv", index=False)
+    test.to_csv(private / "test.csv", index=False)
+    test.drop(columns="target").to_csv(public / "test.csv", index=False)
+    gold.to_csv(private / "gold_submission.csv", index=False)
+    sample.to_csv(public / "sample_submission.csv", index=False)
+
+
+STATEMENT = """\
+# Tabular Playground Series - May 2022
+
+The data is synthetic and simulates the results of a manufacturing control process:
+predict, for each row, the probability that its binary `target` is 1.
+
+## Data (read-only, in {data_dir})
+- `train.csv`: 800,000 labelled rows. Columns:
+  - `id`: the row identifier.
+  - `f_00` ... `f_06`, `f_19` ... `f_26`, `f_28`: continuous features.
+  - `f_07` ... `f_18`, `f_29`, `f_30`: integer features.
+  - `f_27`: a string of ten capital letters (e.g. `ABABDADBAB`).
+  - `target`: the target, `0` or `1`.
+- `test.csv`: 100,000 rows to predict, same columns without `target`.
+- `sample_submission.csv`: a valid submission predicting 0.5 for every row.
+
+## Metric
+Area under the ROC curve between your predicted probabilities and the true `target`.
+Only the ranking of the predictions matters. Higher is better.
+
+## Submission
+Write a CSV file to `{submission_path}` with a header and exactly one row per `id` in
+`test.csv`:
+
+```
+id,target
+800000,0.73
+800001,0.12
+```
+
+`target` must be a probability between 0 and 1. Put your code in `{code_dir}`.
+"""
+
+COMPETITION = Competition(
+    id="tabular-playground-series-may-2022",
+    name="Tabular Playground Series - May 2022",
+    split="lite",
+    metric="roc_auc",
+    lower_is_better=False,
+    submission=SubmissionFormat(
+        id_column="id",
+        columns=(Column("target", "probability"),),
+        answers_file="test.csv",
+    ),
+    raw_files=("train.csv",),
+    prepare=prepare,
+    num_teams=1152,
+    thresholds=Thresholds(gold=0.99823, silver=0.99822, bronze=0.99818, median=0.972675),
+    sample_score=0.5,
+    statement=STATEMENT,
+    checksums=Checksums(
+        public={
+            "sample_submission.csv": "353457517aa847e701141e00a7a774eb",
+            "test.csv": "a15b39583b2c38e02f986251d0292851",
+            "train.csv": "40ef2671fc5bde862789ff7cfcc48c20",
+        },
+        private={
+            "gold_submission.csv": "fd2e8a542de49e4f4b46ea1a174db71a",
+            "test.csv": "0ad7146d50d6a3043b98e9471835db59",
+        },
+    ),
+)
