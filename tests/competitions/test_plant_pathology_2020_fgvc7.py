@@ -1,0 +1,95 @@
+"""plant-pathology-2020-fgvc7: broken submissions are rejected; images are renamed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from sklearn.model_selection import train_test_split
+
+from mle_gym.competitions import get_competition
+from mle_gym.data import prepare
+from mle_gym.grading import grade
+from tests.fixtures.raw import generator_for
+
+COMP = get_competition("plant-pathology-2020-fgvc7")
+CLASSES = ["healthy", "multiple_diseases", "rust", "scab"]
+
+
+@pytest.fixture(scope="module")
+def dirs(tmp_path_factory: pytest.TempPathFactory):
+    raw = tmp_path_factory.mktemp("plant-raw")
+    generator_for(COMP).make_raw(raw)
+    return prepare(COMP, raw, root=tmp_path_factory.mktemp("plant-cache")).dirs
+
+
+@pytest.fixture
+def answers(dirs) -> pd.DataFrame:
+    return pd.read_csv(dirs.private / "test.csv")
+
+
+def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
+    path = tmp_path / "submission.csv"
+    frame.to_csv(path, index=False)
+    return grade(COMP, path, dirs.private)
+
+
+CASES = {
+    "missing rows": (lambda f: f.iloc[1:], r"1 test id\(s\) have no row"),
+    "kaggle test id": (lambda f: pd.concat([f, f.iloc[:1].assign(image_id="Test_999")]),
+                       r"ids that are not in the test set: 'Test_999'"),
+    "duplicate rows": (lambda f: pd.concat([f, f.iloc[:2]]), r"2 duplicate row\(s\)"),
+    "class missing": (lambda f: f.drop(columns="multiple_diseases"),
+                      r"missing column\(s\) 'multiple_diseases'"),
+    "label column instead": (lambda f: f[["image_id"]].assign(label="rust"),
+                             r"missing column\(s\) 'healthy', 'multiple_diseases'"),
+    "extra column": (lambda f: f.assign(combinations=0),
+                     r"unexpected column\(s\) 'combinations'"),
+    "empty value": (lambda f: f.assign(scab=[None] + list(f["scab"][1:])),
+                    r"'scab' has 1 empty or missing value\(s\)"),
+    "above one": (lambda f: f.assign(rust=1.01), r"'rust' must hold probabilities in \[0, 1\]"),
+    "negative": (lambda f: f.assign(healthy=-1), r"'healthy' must hold probabilities"),
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+def test_broken_submission_is_invalid_with_reason(case, answers, dirs, tmp_path) -> None:
+    mutate, reason = CASES[case]
+    report = _grade(mutate(answers), dirs, tmp_path)
+    assert not report.valid_submission and report.score is None
+    assert re.search(reason, report.error), report.error
+
+
+def test_constant_prediction_scores_half_like_the_sample(answers, dirs, tmp_path) -> None:
+    # each column's AUC is 1/2 for a constant, so their mean is 1/2 too
+    assert COMP.sample_score == 0.5
+    assert grade(COMP, dirs.public / "sample_submission.csv", dirs.private).score == 0.5
+    assert _grade(answers.assign(**dict.fromkeys(CLASSES, 0.1)), dirs, tmp_path).score == 0.5
+
+
+def test_score_is_the_mean_of_column_aucs(answers, dirs, tmp_path) -> None:
+    # perfect on two columns, constant on the other two
+    frame = answers.assign(rust=0.5, scab=0.5)
+    assert _grade(frame, dirs, tmp_path).score == 0.75
+
+
+def test_images_are_renamed_in_split_order(answers, dirs) -> None:
+    train = pd.read_csv(dirs.public / "train.csv")
+    assert list(train["image_id"]) == [f"Train_{i}" for i in range(len(train))]
+    assert list(answers["image_id"]) == [f"Test_{i}" for i in range(len(answers))]
+    assert list(pd.read_csv(dirs.public / "test.csv").columns) == ["image_id"]
+    images = sorted(p.stem for p in (dirs.public / "images").iterdir())
+    assert images == sorted([*train["image_id"], *answers["image_id"]])
+
+
+def test_renamed_image_is_the_labelled_one(dirs) -> None:
+    original = pd.read_csv(dirs.raw / "train.csv")
+    split = train_test_split(original, test_size=0.1, random_state=0)
+    train, held_out = (part.reset_index(drop=True) for part in split)
+    for part, prefix in ((train, "Train"), (held_out, "Test")):
+        for i in (0, len(part) - 1):
+            renamed = dirs.public / "images" / f"{prefix}_{i}.jpg"
+            source = dirs.raw / "images" / f"{part['image_id'][i]}.jpg"
+            assert renamed.read_bytes() == source.read_bytes()
