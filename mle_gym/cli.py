@@ -25,12 +25,13 @@ console = Console()
 DEMO_COMPETITION = "sklearn-digits"
 
 
-def _policy(name: str) -> Any:
-    if name == "scripted":
-        from baselines.scripted import ScriptedTabularPolicy
+def _policy(name: str, options: dict[str, Any] | None = None) -> Any:
+    from baselines.registry import make_policy
 
-        return ScriptedTabularPolicy()
-    raise SystemExit(f"unknown policy {name!r}; available: scripted")
+    try:
+        return make_policy(name, **(options or {}))
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def _log(message: str) -> None:
@@ -131,10 +132,14 @@ def _show_step(step: Step) -> None:
     console.print("\n".join(shown), markup=False, highlight=False)
 
 
-def run_and_show(competition_id: str, policy_name: str, env_kwargs: dict[str, Any], seed: int) -> int:
+def run_and_show(
+    competition_id: str, policy_name: str, env_kwargs: dict[str, Any], seed: int,
+    policy_options: dict[str, Any] | None = None,
+) -> int:
+    policy = _policy(policy_name, policy_options)
     env = gym.make(f"mle/{competition_id}-v0", **env_kwargs)
     try:
-        episode = run_episode(env, _policy(policy_name), seed=seed, on_step=_show_step)
+        episode = run_episode(env, policy, seed=seed, on_step=_show_step)
     finally:
         env.close()
     report = episode.report
@@ -152,9 +157,36 @@ def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     return kwargs
 
 
+def _policy_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {k: v for k in ("base_url", "model", "api_key") if (v := getattr(args, k, None))}
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     get_competition(args.competition)
-    return run_and_show(args.competition, args.policy, _env_kwargs(args), args.seed)
+    return run_and_show(args.competition, args.policy, _env_kwargs(args), args.seed,
+                        _policy_options(args))
+
+
+# -- docker -----------------------------------------------------------------------------------
+def cmd_build_image(args: argparse.Namespace) -> int:
+    from mle_gym.sandbox.image import DEFAULT_IMAGE, OFFLINE_IMAGE, build_image, build_offline_image
+
+    if args.offline:
+        tag = build_offline_image(args.tag or OFFLINE_IMAGE, force=args.force, log=_log)
+    else:
+        tag = build_image(args.tag or DEFAULT_IMAGE, cuda=args.cuda, log=_log)
+    console.print(f"image ready: {tag}", style="green", markup=False)
+    return 0
+
+
+def cmd_gc(args: argparse.Namespace) -> int:
+    from mle_gym.sandbox.containers import collect_garbage
+    from mle_gym.sandbox.engine import connect
+
+    removed = collect_garbage(connect())
+    console.print(f"removed {len(removed)} orphaned container(s)"
+                  + (f": {', '.join(removed)}" if removed else ""), markup=False)
+    return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -204,8 +236,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run one episode of a competition with a policy")
     p.add_argument("competition")
     p.add_argument("--policy", default="scripted")
+    p.add_argument("--base-url", dest="base_url", help="OpenAI-compatible endpoint (LLM policies)")
+    p.add_argument("--model", help="model name (LLM policies)")
+    p.add_argument("--api-key", dest="api_key", help="API key (LLM policies)")
     _add_env_options(p)
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("build-image", help="build the Docker image agents run in")
+    p.add_argument("--offline", action="store_true",
+                   help="from Debian packages only (debootstrap), no registry needed")
+    p.add_argument("--cuda", action="store_true", help="the CUDA variant (registry build only)")
+    p.add_argument("--tag")
+    p.add_argument("--force", action="store_true", help="rebuild even if the image exists")
+    p.set_defaults(func=cmd_build_image)
+
+    p = sub.add_parser("gc", help="remove containers left behind by dead mle_gym processes")
+    p.set_defaults(func=cmd_gc)
     return parser
 
 
@@ -213,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (UnknownCompetition, NotPrepared, FileNotFoundError) as exc:
+    except (UnknownCompetition, NotPrepared, FileNotFoundError, RuntimeError) as exc:
         console.print(f"error: {exc}", style="red", markup=False)
         return 2
 

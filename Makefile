@@ -1,0 +1,17 @@
+# `make test` works on a fresh Debian machine as root: it installs bubblewrap and Docker,
+# starts dockerd, installs the package, builds the offline agent image, then runs pytest.
+PYTHON ?= python3
+
+.PHONY: setup test demo
+
+setup:
+	bash .ci/system-setup.sh
+	$(PYTHON) -m pip install -q -e '.[dev]'
+	$(PYTHON) -m mle_gym.cli build-image --offline
+
+test: setup
+	$(PYTHON) -m pytest -q
+
+demo:
+	$(PYTHON) -m pip install -q -e .
+	$(PYTHON) -m mle_gym.cli demo
