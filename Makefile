@@ -6,8 +6,9 @@ PYTHON ?= python3
 
 setup:
 	bash .ci/system-setup.sh
-	$(PYTHON) -m pip install -q -e '.[dev]'
+	$(PYTHON) -m pip install -q -e '.[ci]'
 	$(PYTHON) -m mle_gym.cli build-image --offline
+	for script in .ci/setup.d/*.sh; do [ -e "$$script" ] && bash "$$script"; done; true
 
 test: setup
 	$(PYTHON) -m pytest -q
