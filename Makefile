@@ -8,7 +8,7 @@ setup:
 	bash .ci/system-setup.sh
 	$(PYTHON) -m pip install -q -e '.[ci]'
 	$(PYTHON) -m mle_gym.cli build-image --offline
-	for script in .ci/setup.d/*.sh; do [ -e "$$script" ] && bash "$$script"; done; true
+	for script in .ci/setup.d/*.sh; do if [ -e "$$script" ]; then bash "$$script" || exit 1; fi; done
 
 test: setup
 	$(PYTHON) -m pytest -q
