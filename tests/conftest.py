@@ -47,3 +47,30 @@ def require_bwrap() -> None:
     """bubblewrap is part of the test machine's setup: missing it is a failure, not a skip."""
     if shutil.which("bwrap") is None:
         pytest.fail("bubblewrap (bwrap) is required for these tests: apt-get install bubblewrap")
+
+
+@pytest.fixture(scope="session")
+def docker_engine():
+    """A reachable Docker engine with an agent image; CI (CI=true) fails without one."""
+    from mle_gym.sandbox.engine import DockerUnavailableError, connect
+    from mle_gym.sandbox.image import build_offline_image
+
+    try:
+        client = connect()
+    except DockerUnavailableError as exc:
+        if IN_CI:
+            pytest.fail(f"CI=true but Docker is unavailable: {exc}", pytrace=False)
+        pytest.skip(f"Docker engine unreachable: {exc}")
+    build_offline_image(log=lambda _line: None)
+    yield client
+    client.close()
+
+
+@pytest.fixture(params=["local", "docker"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each env-level test runs on both sandboxes."""
+    if request.param == "docker":
+        request.getfixturevalue("docker_engine")
+    else:
+        require_bwrap()
+    return request.param

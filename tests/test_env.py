@@ -12,15 +12,14 @@ from gymnasium.utils.env_checker import check_env
 
 import mle_gym
 from mle_gym.envs import CompetitionEnv
-from tests.conftest import require_bwrap
 
 SUBMISSION = "/home/submission/submission.csv"
 
 
 @pytest.fixture
-def env(spaceship_home: Path):
-    require_bwrap()
-    with gym.make("mle/spaceship-titanic-v0", step_timeout=10, max_steps=50) as env:
+def env(spaceship_home: Path, backend: str):
+    with gym.make("mle/spaceship-titanic-v0", backend=backend, step_timeout=10,
+                  max_steps=50) as env:
         env.reset(seed=0)
         yield env
 
@@ -38,9 +37,8 @@ def test_make_works_in_a_fresh_process(spaceship_home: Path) -> None:
     assert out.stdout.strip() == "CompetitionEnv"
 
 
-def test_check_env_passes(spaceship_home: Path) -> None:
-    require_bwrap()
-    env = CompetitionEnv("spaceship-titanic", step_timeout=10)
+def test_check_env_passes(spaceship_home: Path, backend: str) -> None:
+    env = CompetitionEnv("spaceship-titanic", backend=backend, step_timeout=10)
     try:
         check_env(env, skip_render_check=True)
     finally:
@@ -56,8 +54,8 @@ def test_reset_gives_a_clean_workspace_and_exposes_the_seed(env) -> None:
     assert output.split() == ["/home/code:", "/home/submission:", "seed=42"]
 
 
-def test_close_twice_and_step_after_close(spaceship_home: Path) -> None:
-    env = gym.make("mle/spaceship-titanic-v0")
+def test_close_twice_and_step_after_close(spaceship_home: Path, backend: str) -> None:
+    env = gym.make("mle/spaceship-titanic-v0", backend=backend)
     env.reset()
     env.close()
     env.close()
@@ -152,9 +150,8 @@ def test_symlinked_submission_resolves_inside_the_sandbox(env, spaceship_home: P
     assert not info["report"]["valid_submission"] and reward == 0.0
 
 
-def test_step_budget_truncates_and_grades(spaceship_home: Path) -> None:
-    require_bwrap()
-    with gym.make("mle/spaceship-titanic-v0", max_steps=2) as env:
+def test_step_budget_truncates_and_grades(spaceship_home: Path, backend: str) -> None:
+    with gym.make("mle/spaceship-titanic-v0", backend=backend, max_steps=2) as env:
         env.reset()
         _, _, terminated, truncated, _ = env.step(f"cp /home/data/sample_submission.csv {SUBMISSION}")
         assert not terminated and not truncated
@@ -163,9 +160,9 @@ def test_step_budget_truncates_and_grades(spaceship_home: Path) -> None:
         assert info["report"]["valid_submission"]
 
 
-def test_time_budget_truncates_and_caps_commands(spaceship_home: Path) -> None:
-    require_bwrap()
-    with gym.make("mle/spaceship-titanic-v0", time_limit=2, step_timeout=60) as env:
+def test_time_budget_truncates_and_caps_commands(spaceship_home: Path, backend: str) -> None:
+    with gym.make("mle/spaceship-titanic-v0", backend=backend, time_limit=2,
+                  step_timeout=60) as env:
         env.reset()
         _, _, terminated, truncated, info = env.step("sleep 30")
         assert truncated and not terminated and info["timed_out"]
@@ -173,11 +170,10 @@ def test_time_budget_truncates_and_caps_commands(spaceship_home: Path) -> None:
 
 
 @pytest.mark.parametrize(("mode", "expected"), [("normalized", 1.0), ("medal", 3.0), ("score", 1.0)])
-def test_reward_modes(spaceship_home: Path, mode: str, expected: float) -> None:
-    require_bwrap()
+def test_reward_modes(spaceship_home: Path, backend: str, mode: str, expected: float) -> None:
     answers = spaceship_home / "spaceship-titanic" / "private" / "test.csv"
     perfect = answers.read_text()
-    with gym.make("mle/spaceship-titanic-v0", reward_mode=mode) as env:
+    with gym.make("mle/spaceship-titanic-v0", backend=backend, reward_mode=mode) as env:
         env.reset()
         env.step({"tool": "create", "path": SUBMISSION, "file_text": perfect})
         _, reward, *_ = env.step({"tool": "submit"})

@@ -93,7 +93,6 @@ class DockerSandbox(Sandbox):
             image=self.image,
             command=["sleep", "infinity"],
             name=f"mle-gym-{os.getpid()}-{episode}",
-            detach=True,
             init=True,
             user=self.user,
             working_dir=self.paths.code,
@@ -116,12 +115,15 @@ class DockerSandbox(Sandbox):
             options.update(mem_limit=self.memory, memswap_limit=self.memory)
         if self.cpus:
             options["nano_cpus"] = int(self.cpus * 1e9)
+        # Created, tracked, then started: a start that fails (e.g. no GPU runtime) must not
+        # leave the created container behind.
         try:
-            self.container = self.client.containers.run(**options)
+            self.container = self.client.containers.create(**options)
+            containers.track(self.container)
+            self.container.start()
         except APIError as exc:
             self.stop()
             raise SandboxError(f"could not start a container from {self.image}: {exc}") from exc
-        containers.track(self.container)
         self.shell = ShellSession(self._spawn_shell, _ContainerJobControl(self), self._restart)
         self.shell.start()
         self._oom_kills = self._read_oom_kills()
@@ -227,7 +229,6 @@ class DockerSandbox(Sandbox):
             "backend": "docker",
             "isolation": "container",
             "image": self.image,
-            "container": self.container.name if self.container is not None else None,
             "gpus": self.gpus,
             "memory": self.memory,
             "cpus": self.cpus,
