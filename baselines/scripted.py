@@ -10,7 +10,7 @@ TRAIN_SCRIPT = (Path(__file__).parent / "tabular_train.py").read_text()
 
 
 class ScriptedTabularPolicy:
-    """Gradient boosting for tabular competitions, as a fixed sequence of tool calls.
+    """A random forest for tabular competitions, as a fixed sequence of tool calls.
 
     It learns where things are from `info["paths"]`, so it works on every backend.
     """
