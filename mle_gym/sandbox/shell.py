@@ -1,8 +1,9 @@
 """One persistent interactive bash, driven over a pty with pexpect.
 
-Each command is sent base64-encoded and run with `eval` in the shell itself, so `cd`,
-variables and background jobs persist between steps, any byte can appear in a command,
-and the command's stdin is /dev/null (it can never hang waiting for input). A marker with
+Each command is sent as one bash `$'...'` string (every byte outside printable ASCII
+escaped) and run with `eval` in the shell itself, so `cd`, variables and background jobs
+persist between steps, any byte can appear in a command, no extra process is spawned to
+decode it, and the command's stdin is /dev/null (it can never hang waiting for input). A marker with
 a per-command nonce, printed after the command, carries its exit code back.
 
 On a timeout the shell is interrupted (Ctrl-C to the foreground job, then SIGKILL of the
@@ -12,7 +13,6 @@ if it does not come back it is restarted and the result says the state was lost.
 
 from __future__ import annotations
 
-import base64
 import re
 import secrets
 import time
@@ -42,6 +42,18 @@ _MARKER_ROOM = 64  # bytes held back so a marker split across reads is still fou
 def _marker_printf(nonce: str, status: str) -> str:
     # The marker bytes (\036MLE<nonce>:<status>\036) never appear literally in the input.
     return f"printf '\\036MLE%s:%s\\036' {nonce} {status}"
+
+
+_ESCAPES = [
+    "\\\\" if b == 0x5C else "\\'" if b == 0x27 else chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02x}"
+    for b in range(256)
+]
+
+
+def _ansi_c_quoted(command: str) -> str:
+    """`command` as a bash $'...' word that stands for exactly its UTF-8 bytes."""
+    data = command.encode("utf-8", errors="surrogateescape")
+    return "$'" + "".join(_ESCAPES[b] for b in data) + "'"
 
 
 def _marker_pattern(nonce: str) -> re.Pattern[bytes]:
@@ -146,8 +158,7 @@ class ShellSession:
             self.start()
         assert self.proc is not None
         nonce = secrets.token_hex(8)
-        encoded = base64.b64encode(command.encode("utf-8", errors="surrogateescape")).decode()
-        line = f"eval \"$(printf %s '{encoded}' | base64 -d)\" </dev/null; {_marker_printf(nonce, '$?')}\n"
+        line = f"eval {_ansi_c_quoted(command)} </dev/null; {_marker_printf(nonce, '$?')}\n"
         capture = BoundedCapture(capture_bytes or max(4 * max_output_chars, 1 << 16), log)
         notes: list[str] = []
         try:

@@ -86,6 +86,8 @@ def parse_action(action: Any) -> ToolCall:
             f"the action is {total:,} characters long; the limit is {MAX_ACTION_CHARS:,}. "
             "Write large files from a script instead."
         )
+    if tool == "bash" and "\x00" in args["command"]:
+        raise ActionError("a bash command cannot contain NUL characters")
     if "view_range" in args:
         rng = args["view_range"]
         if len(rng) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in rng):
