@@ -30,7 +30,9 @@ def text_features(name, train_col, test_col):
             if numeric.notna().mean() > 0.9:
                 out[f"{name}_{i}"] = numeric
             elif parts[i].nunique() <= MAX_CATEGORIES:
-                out[f"{name}_{i}"] = parts[i].astype("category").cat.codes.where(parts[i].notna(), np.nan)
+                out[f"{name}_{i}"] = (
+                    parts[i].astype("category").cat.codes.where(parts[i].notna(), np.nan)
+                )
         return out
     return {}
 
@@ -56,7 +58,7 @@ def build(train, test, id_col, target):
     groups = ids.str.split("_").str[0]
     if ids.str.contains("_").mean() > 0.9 and groups.nunique() < len(ids):
         frame["id_group_size"] = groups.map(groups.value_counts()).astype(float)
-    return frame.iloc[: len(train)], frame.iloc[len(train):]
+    return frame.iloc[: len(train)], frame.iloc[len(train) :]
 
 
 def main(data_dir, submission_path):
@@ -67,7 +69,9 @@ def main(data_dir, submission_path):
     x_train, x_test = build(train, test, id_col, target)
     x_train, x_test = x_train.fillna(-1), x_test.fillna(-1)
     y = train[target]
-    print(f"id column {id_col!r}, target {target!r}, {x_train.shape[1]} features, {len(train)} rows")
+    print(
+        f"id column {id_col!r}, target {target!r}, {x_train.shape[1]} features, {len(train)} rows"
+    )
     classify = y.dtype == bool or y.dtype == object or y.nunique() <= 20
     forest = RandomForestClassifier if classify else RandomForestRegressor
     model = forest(n_estimators=300, min_samples_leaf=2, random_state=0, n_jobs=-1)

@@ -11,6 +11,7 @@ from baselines.scripted import ScriptedTabularPolicy
 from mle_gym.grading.grader import normalized_score
 from mle_gym.runner import run_episode
 
+
 def _episode(env_id: str, backend: str):
     with gym.make(env_id, backend=backend) as env:
         return run_episode(env, ScriptedTabularPolicy(), seed=0)
@@ -20,7 +21,13 @@ def test_spaceship_titanic_lands_above_the_median(spaceship_home: Path, backend:
     episode = _episode("mle/spaceship-titanic-v0", backend)
     last = episode.steps[-1]
     assert last.terminated and not last.truncated
-    assert [s.info["tool"] for s in episode.steps] == ["bash", "create", "bash", "validate", "submit"]
+    assert [s.info["tool"] for s in episode.steps] == [
+        "bash",
+        "create",
+        "bash",
+        "validate",
+        "submit",
+    ]
     assert episode.steps[2].info["exit_code"] == 0
     report = episode.report
     assert report["valid_submission"] and report["above_median"]

@@ -12,9 +12,18 @@ from tests.conftest import SPACESHIP_RAW, require_bwrap
 
 
 def mle_gym(*args: str, home: Path, ok: bool = True) -> subprocess.CompletedProcess:
-    result = subprocess.run(["mle-gym", *args], capture_output=True, text=True, timeout=600,
-                            env={**__import__("os").environ, "MLE_GYM_HOME": str(home),
-                                 "COLUMNS": "200", "KAGGLE_CONFIG_DIR": str(home / "no-kaggle")})
+    result = subprocess.run(
+        ["mle-gym", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={
+            **__import__("os").environ,
+            "MLE_GYM_HOME": str(home),
+            "COLUMNS": "200",
+            "KAGGLE_CONFIG_DIR": str(home / "no-kaggle"),
+        },
+    )
     if ok:
         assert result.returncode == 0, result.stdout + result.stderr
     return result
@@ -25,9 +34,12 @@ def test_list_shows_competitions_and_prepared_state(tmp_path: Path) -> None:
     assert "spaceship-titanic" in out and "sklearn-digits" in out
     assert "0.82066" in out and "panel of 22 scikit-learn reference models" in out
     mle_gym("prepare", "spaceship-titanic", "--raw", str(SPACESHIP_RAW), home=tmp_path)
-    line = next(l for l in mle_gym("list", "--split", "dev", home=tmp_path).stdout.splitlines()
-                if "spaceship-titanic" in l)
-    assert line.rstrip(" │").endswith("yes")
+    row = next(
+        line
+        for line in mle_gym("list", "--split", "dev", home=tmp_path).stdout.splitlines()
+        if "spaceship-titanic" in line
+    )
+    assert row.rstrip(" │").endswith("yes")
 
 
 def test_prepare_without_credentials_explains_what_to_do(tmp_path: Path) -> None:
@@ -39,11 +51,14 @@ def test_prepare_without_credentials_explains_what_to_do(tmp_path: Path) -> None
 
 
 def test_prepare_then_grade_json(tmp_path: Path) -> None:
-    out = mle_gym("prepare", "spaceship-titanic", "--raw", str(SPACESHIP_RAW), "--strict",
-                  home=tmp_path).stdout
+    out = mle_gym(
+        "prepare", "spaceship-titanic", "--raw", str(SPACESHIP_RAW), "--strict", home=tmp_path
+    ).stdout
     assert "matches MLE-bench's checksums" in out
     sample = tmp_path / "spaceship-titanic" / "public" / "sample_submission.csv"
-    report = json.loads(mle_gym("grade", "spaceship-titanic", str(sample), "--json", home=tmp_path).stdout)
+    report = json.loads(
+        mle_gym("grade", "spaceship-titanic", str(sample), "--json", home=tmp_path).stdout
+    )
     assert report["score"] == pytest.approx(0.50345) and report["normalized_score"] == 0.0
     broken = tmp_path / "broken.csv"
     broken.write_text("PassengerId,Transported\n")
@@ -59,8 +74,14 @@ def test_unknown_competition_is_a_clear_error(tmp_path: Path) -> None:
 def test_demo_runs_offline_and_shows_steps_and_grade(tmp_path: Path) -> None:
     require_bwrap()
     out = mle_gym("demo", home=tmp_path).stdout
-    for text in ("step 1: bash", "step 2: create", "step 5: submit", "The submission is valid.",
-                 "normalized_score", "reward (normalized):"):
+    for text in (
+        "step 1: bash",
+        "step 2: create",
+        "step 5: submit",
+        "The submission is valid.",
+        "normalized_score",
+        "reward (normalized):",
+    ):
         assert text in out
     reward = float(out.rsplit("reward (normalized):", 1)[1].split()[0])
     assert reward > 0.5

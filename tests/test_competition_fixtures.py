@@ -63,7 +63,9 @@ def test_answers_as_submission_reach_gold(prepared, tmp_path: Path) -> None:
     if hasattr(module, "perfect_submission"):
         perfect = module.perfect_submission(dirs.private)
     else:
-        perfect = _answers(comp, dirs.private)[[comp.submission.id_column, *comp.submission.target_names]]
+        perfect = _answers(comp, dirs.private)[
+            [comp.submission.id_column, *comp.submission.target_names]
+        ]
     path = tmp_path / "perfect.csv"
     perfect.to_csv(path, index=False)
     report = grade(comp, path, dirs.private)
@@ -98,7 +100,7 @@ def test_env_episode_on_fixture(prepared, monkeypatch: pytest.MonkeyPatch) -> No
         assert comp.name in observation
         sample = f"/home/data/{comp.submission.sample_file}"
         observation, *_ = env.step(f"cp {sample} /home/submission/submission.csv")
-        observation, reward, terminated, truncated, info = env.step({"tool": "submit"})
+        observation, _reward, terminated, truncated, info = env.step({"tool": "submit"})
     assert terminated and not truncated
     assert info["report"]["valid_submission"], info["report"]["error"]
     assert info["report"]["submission_path"] == "/home/submission/submission.csv"

@@ -30,8 +30,12 @@ def _ours(client, pid: int | None = None) -> list:
 
 @pytest.fixture
 def env(spaceship_home: Path, docker_engine):
-    with gym.make("mle/spaceship-titanic-v0", backend="docker", step_timeout=20,
-                  sandbox_options={"memory": "512m", "pids_limit": 256}) as env:
+    with gym.make(
+        "mle/spaceship-titanic-v0",
+        backend="docker",
+        step_timeout=20,
+        sandbox_options={"memory": "512m", "pids_limit": 256},
+    ) as env:
         env.reset(seed=0)
         yield env
 
@@ -42,8 +46,11 @@ def run(env, command: str) -> tuple[str, dict]:
 
 
 def test_container_is_unprivileged_and_labelled(env, docker_engine) -> None:
-    assert run(env, "id -u; grep CapEff /proc/self/status")[0].split() == ["1000", "CapEff:",
-                                                                          "0000000000000000"]
+    assert run(env, "id -u; grep CapEff /proc/self/status")[0].split() == [
+        "1000",
+        "CapEff:",
+        "0000000000000000",
+    ]
     (container,) = _ours(docker_engine)
     attrs = container.attrs["HostConfig"]
     assert attrs["NetworkMode"] == "none" and not attrs["Privileged"]
@@ -53,10 +60,12 @@ def test_container_is_unprivileged_and_labelled(env, docker_engine) -> None:
 
 
 def test_no_network_and_no_answers_inside(env, spaceship_home: Path) -> None:
-    script = ("import socket\nfor host in ['1.1.1.1', '172.17.0.1', '127.0.0.1']:\n"
-              "    try: socket.create_connection((host, 80), timeout=3); print('CONNECTED')\n"
-              "    except OSError: print('refused')")
-    output, _ = run(env, f"python3 -c \"{script}\"")
+    script = (
+        "import socket\nfor host in ['1.1.1.1', '172.17.0.1', '127.0.0.1']:\n"
+        "    try: socket.create_connection((host, 80), timeout=3); print('CONNECTED')\n"
+        "    except OSError: print('refused')"
+    )
+    output, _ = run(env, f'python3 -c "{script}"')
     assert output.split() == ["refused"] * 3
     assert run(env, "tail -n +3 /proc/net/dev | cut -d: -f1")[0].split() == ["lo"]
     private = CompetitionDirs.of("spaceship-titanic", spaceship_home).private / "test.csv"
@@ -68,8 +77,11 @@ def test_no_network_and_no_answers_inside(env, spaceship_home: Path) -> None:
 def test_data_is_read_only(env, spaceship_home: Path) -> None:
     public = CompetitionDirs.of("spaceship-titanic", spaceship_home).public
     before = {p.name: md5_of(p) for p in public.iterdir()}
-    output, _ = run(env, "rm -f /home/data/train.csv; echo x > /home/data/new; "
-                         "rm -rf --no-preserve-root / 2>/dev/null; echo done")
+    output, _ = run(
+        env,
+        "rm -f /home/data/train.csv; echo x > /home/data/new; "
+        "rm -rf --no-preserve-root / 2>/dev/null; echo done",
+    )
     assert "Read-only file system" in output and output.rstrip().endswith("done")
     assert {p.name: md5_of(p) for p in public.iterdir()} == before
 
@@ -133,8 +145,12 @@ _OWNER = textwrap.dedent("""
 
 
 def _start_owner(spaceship_home: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-c", _OWNER], stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "MLE_GYM_HOME": str(spaceship_home)})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _OWNER],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "MLE_GYM_HOME": str(spaceship_home)},
+    )
     assert proc.stdout.readline().strip() == "ready"
     return proc
 
@@ -157,10 +173,16 @@ def test_next_start_removes_orphans(spaceship_home, docker_engine) -> None:
     owner = _start_owner(spaceship_home)
     owner.kill()
     owner.wait(timeout=30)
-    code = ("import gymnasium as gym, mle_gym; e = gym.make('mle/spaceship-titanic-v0', "
-            "backend='docker'); e.reset(); e.close()")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120,
-                   env={**os.environ, "MLE_GYM_HOME": str(spaceship_home)})
+    code = (
+        "import gymnasium as gym, mle_gym; e = gym.make('mle/spaceship-titanic-v0', "
+        "backend='docker'); e.reset(); e.close()"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code],
+        check=True,
+        timeout=120,
+        env={**os.environ, "MLE_GYM_HOME": str(spaceship_home)},
+    )
     assert _ours(docker_engine, owner.pid) == []
 
 
@@ -176,21 +198,29 @@ def test_terminated_owner_removes_its_containers(spaceship_home, docker_engine, 
 
 
 def test_missing_image_names_the_build_command(spaceship_home, docker_engine) -> None:
-    with gym.make("mle/spaceship-titanic-v0", backend="docker",
-                  sandbox_options={"image": "mle-gym-agent:does-not-exist"}) as env:
-        with pytest.raises(RuntimeError, match="mle-gym build-image"):
-            env.reset()
+    with (
+        gym.make(
+            "mle/spaceship-titanic-v0",
+            backend="docker",
+            sandbox_options={"image": "mle-gym-agent:does-not-exist"},
+        ) as env,
+        pytest.raises(RuntimeError, match="mle-gym build-image"),
+    ):
+        env.reset()
 
 
 # -- GPU requests (no GPU on these machines: the requests themselves are checked) --------------
-@pytest.mark.parametrize(("gpus", "expected"), [
-    (None, []),
-    (0, []),
-    ("all", [DeviceRequest(count=-1, capabilities=[["gpu"]])]),
-    (2, [DeviceRequest(count=2, capabilities=[["gpu"]])]),
-    ([1, 3], [DeviceRequest(device_ids=["1", "3"], capabilities=[["gpu"]])]),
-    (["GPU-abc"], [DeviceRequest(device_ids=["GPU-abc"], capabilities=[["gpu"]])]),
-])
+@pytest.mark.parametrize(
+    ("gpus", "expected"),
+    [
+        (None, []),
+        (0, []),
+        ("all", [DeviceRequest(count=-1, capabilities=[["gpu"]])]),
+        (2, [DeviceRequest(count=2, capabilities=[["gpu"]])]),
+        ([1, 3], [DeviceRequest(device_ids=["1", "3"], capabilities=[["gpu"]])]),
+        (["GPU-abc"], [DeviceRequest(device_ids=["GPU-abc"], capabilities=[["gpu"]])]),
+    ],
+)
 def test_device_requests(gpus, expected) -> None:
     assert device_requests(gpus) == expected
 
@@ -205,15 +235,19 @@ def test_gpu_assignment_is_round_robin() -> None:
     devices = [0, 1, 2]
     assert [assign_gpus(devices, i) for i in range(5)] == [["0"], ["1"], ["2"], ["0"], ["1"]]
     assert [assign_gpus(devices, i, per_env=2) for i in range(3)] == [
-        ["0", "1"], ["2", "0"], ["1", "2"]]
+        ["0", "1"],
+        ["2", "0"],
+        ["1", "2"],
+    ]
     assert assign_gpus([], 3) == []
     with pytest.raises(ValueError):
         assign_gpus([0], 0, per_env=2)
 
 
 def test_gpus_reach_the_container_request(spaceship_home: Path, docker_engine) -> None:
-    with gym.make("mle/spaceship-titanic-v0", backend="docker",
-                  sandbox_options={"gpus": ["0"]}) as env:
+    with gym.make(
+        "mle/spaceship-titanic-v0", backend="docker", sandbox_options={"gpus": ["0"]}
+    ) as env:
         with pytest.raises(RuntimeError, match="could not start a container"):
             env.reset()  # no GPU runtime here: the engine refuses the device request
         assert _ours(docker_engine) == []

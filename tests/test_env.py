@@ -18,8 +18,9 @@ SUBMISSION = "/home/submission/submission.csv"
 
 @pytest.fixture
 def env(spaceship_home: Path, backend: str):
-    with gym.make("mle/spaceship-titanic-v0", backend=backend, step_timeout=10,
-                  max_steps=50) as env:
+    with gym.make(
+        "mle/spaceship-titanic-v0", backend=backend, step_timeout=10, max_steps=50
+    ) as env:
         env.reset(seed=0)
         yield env
 
@@ -31,8 +32,10 @@ def test_every_competition_is_registered() -> None:
 
 
 def test_make_works_in_a_fresh_process(spaceship_home: Path) -> None:
-    code = ("import gymnasium as gym; env = gym.make('mle_gym:mle/spaceship-titanic-v0');"
-            "print(type(env.unwrapped).__name__); env.close()")
+    code = (
+        "import gymnasium as gym; env = gym.make('mle_gym:mle/spaceship-titanic-v0');"
+        "print(type(env.unwrapped).__name__); env.close()"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "CompetitionEnv"
 
@@ -46,7 +49,9 @@ def test_check_env_passes(spaceship_home: Path, backend: str) -> None:
 
 
 def test_reset_gives_a_clean_workspace_and_exposes_the_seed(env) -> None:
-    env.step("echo data > /home/code/leftover.txt; cp /home/data/sample_submission.csv " + SUBMISSION)
+    env.step(
+        "echo data > /home/code/leftover.txt; cp /home/data/sample_submission.csv " + SUBMISSION
+    )
     observation, info = env.reset(seed=42)
     assert "Spaceship Titanic" in observation and "/home/submission/submission.csv" in observation
     assert info["seed"] == 42 and info["step"] == 0
@@ -92,7 +97,7 @@ MALFORMED = [
 
 @pytest.mark.parametrize(("action", "message"), MALFORMED, ids=[m for _, m in MALFORMED])
 def test_malformed_actions_are_observations(env, action, message) -> None:
-    observation, reward, terminated, truncated, info = env.step(action)
+    observation, reward, terminated, truncated, _info = env.step(action)
     assert message in observation
     assert reward == 0.0 and not terminated and not truncated
     assert env.step("echo ok")[0] == "ok"
@@ -100,7 +105,10 @@ def test_malformed_actions_are_observations(env, action, message) -> None:
 
 def test_editor_tools(env) -> None:
     path = "/home/code/model.py"
-    assert "File created" in env.step({"tool": "create", "path": path, "file_text": "a = 1\nb = 2\n"})[0]
+    assert (
+        "File created"
+        in env.step({"tool": "create", "path": path, "file_text": "a = 1\nb = 2\n"})[0]
+    )
     assert "already exists" in env.step({"tool": "create", "path": path, "file_text": ""})[0]
     out = env.step({"tool": "str_replace", "path": path, "old_str": "b = 2", "new_str": "b = 3"})[0]
     assert "b = 3" in out
@@ -109,7 +117,8 @@ def test_editor_tools(env) -> None:
     assert "occurs 2 times" in out and "lines 1, 2" in out
     assert "does not occur" in env.step({"tool": "str_replace", "path": path, "old_str": "zzz"})[0]
     assert env.step({"tool": "view", "path": path, "view_range": [2, -1]})[0] == (
-        "     2\ta = 1\n     3\tb = 3")
+        "     2\ta = 1\n     3\tb = 3"
+    )
     assert "/home/data/train.csv" in env.step({"tool": "view", "path": "/home/data"})[0]
     out = env.step({"tool": "create", "path": "/home/data/x.py", "file_text": "x"})[0]
     assert "Read-only file system" in out
@@ -154,7 +163,9 @@ def test_symlinked_submission_resolves_inside_the_sandbox(env, spaceship_home: P
 def test_step_budget_truncates_and_grades(spaceship_home: Path, backend: str) -> None:
     with gym.make("mle/spaceship-titanic-v0", backend=backend, max_steps=2) as env:
         env.reset()
-        _, _, terminated, truncated, _ = env.step(f"cp /home/data/sample_submission.csv {SUBMISSION}")
+        _, _, terminated, truncated, _ = env.step(
+            f"cp /home/data/sample_submission.csv {SUBMISSION}"
+        )
         assert not terminated and not truncated
         observation, _, terminated, truncated, info = env.step("echo last")
         assert truncated and not terminated and "budget is spent" in observation
@@ -162,15 +173,18 @@ def test_step_budget_truncates_and_grades(spaceship_home: Path, backend: str) ->
 
 
 def test_time_budget_truncates_and_caps_commands(spaceship_home: Path, backend: str) -> None:
-    with gym.make("mle/spaceship-titanic-v0", backend=backend, time_limit=2,
-                  step_timeout=60) as env:
+    with gym.make(
+        "mle/spaceship-titanic-v0", backend=backend, time_limit=2, step_timeout=60
+    ) as env:
         env.reset()
         _, _, terminated, truncated, info = env.step("sleep 30")
         assert truncated and not terminated and info["timed_out"]
         assert info["report"]["submission_exists"] is False
 
 
-@pytest.mark.parametrize(("mode", "expected"), [("normalized", 1.0), ("medal", 3.0), ("score", 1.0)])
+@pytest.mark.parametrize(
+    ("mode", "expected"), [("normalized", 1.0), ("medal", 3.0), ("score", 1.0)]
+)
 def test_reward_modes(spaceship_home: Path, backend: str, mode: str, expected: float) -> None:
     answers = spaceship_home / "spaceship-titanic" / "private" / "test.csv"
     perfect = answers.read_text()
@@ -178,7 +192,9 @@ def test_reward_modes(spaceship_home: Path, backend: str, mode: str, expected: f
         env.reset()
         env.step({"tool": "create", "path": SUBMISSION, "file_text": perfect})
         _, reward, *_ = env.step({"tool": "submit"})
-    assert reward == pytest.approx(expected if mode != "normalized" else (1 - 0.50345) / (0.82066 - 0.50345))
+    assert reward == pytest.approx(
+        expected if mode != "normalized" else (1 - 0.50345) / (0.82066 - 0.50345)
+    )
 
 
 def test_bad_options_fail_early(spaceship_home: Path) -> None:

@@ -64,7 +64,7 @@ def test_no_network_connection(env) -> None:
             "    except OSError as exc:\n"
             "        print('refused', host, exc.errno)\n"
         )
-        output = run(env, f"python3 -c \"{script}\"")
+        output = run(env, f'python3 -c "{script}"')
         assert "CONNECTED" not in output and output.count("refused") == 3, output
         assert not accepted
         interfaces = run(env, "tail -n +3 /proc/net/dev | cut -d: -f1").split()
@@ -76,8 +76,11 @@ def test_no_network_connection(env) -> None:
 def test_data_is_read_only(env, spaceship_home: Path) -> None:
     public = CompetitionDirs.of("spaceship-titanic", spaceship_home).public
     before = {p.name: md5_of(p) for p in public.iterdir()}
-    output = run(env, "echo x >> /home/data/train.csv; rm -f /home/data/test.csv; "
-                      "touch /home/data/new; chmod 777 /home/data/train.csv; echo done")
+    output = run(
+        env,
+        "echo x >> /home/data/train.csv; rm -f /home/data/test.csv; "
+        "touch /home/data/new; chmod 777 /home/data/train.csv; echo done",
+    )
     assert output.count("Read-only file system") >= 3
     assert {p.name: md5_of(p) for p in public.iterdir()} == before
 

@@ -31,8 +31,16 @@ def test_rule_reproduces_mlebench_thresholds(spec: dict) -> None:
 
 @pytest.mark.parametrize(
     ("teams", "positions"),
-    [(5, (1, 1, 2)), (99, (9, 19, 39)), (100, (10, 20, 40)), (249, (10, 49, 99)),
-     (250, (10, 50, 100)), (999, (11, 50, 100)), (1000, (12, 50, 100)), (2288, (14, 114, 228))],
+    [
+        (5, (1, 1, 2)),
+        (99, (9, 19, 39)),
+        (100, (10, 20, 40)),
+        (249, (10, 49, 99)),
+        (250, (10, 50, 100)),
+        (999, (11, 50, 100)),
+        (1000, (12, 50, 100)),
+        (2288, (14, 114, 228)),
+    ],
 )
 def test_medal_positions_follow_kaggle_bands(teams: int, positions: tuple[int, int, int]) -> None:
     assert medal_positions(teams) == positions

@@ -9,8 +9,8 @@ import pytest
 from mle_gym.competitions import get_competition
 from mle_gym.data import prepare
 from mle_gym.grading.grader import score_submission
-from mle_gym.grading.reference_panel import panel_scores
 from mle_gym.grading.medals import thresholds_from_leaderboard
+from mle_gym.grading.reference_panel import panel_scores
 
 DEMO = get_competition("sklearn-digits")
 
@@ -22,5 +22,7 @@ def test_panel_recomputes_the_shipped_figures(tmp_path: Path) -> None:
     assert len(scores) == DEMO.num_teams == 22
     assert list(scores.values()) == sorted(scores.values(), reverse=True)
     assert thresholds_from_leaderboard(list(scores.values())) == DEMO.thresholds
-    sample, _ = score_submission(DEMO, result.dirs.public / "sample_submission.csv", result.dirs.private)
+    sample, _ = score_submission(
+        DEMO, result.dirs.public / "sample_submission.csv", result.dirs.private
+    )
     assert sample == pytest.approx(DEMO.sample_score)

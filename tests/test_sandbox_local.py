@@ -60,9 +60,16 @@ def test_timeout_kills_the_whole_process_tree_and_shell_stays_usable(sandbox) ->
     assert not follow.shell_restarted
 
 
-@pytest.mark.parametrize("command", ["while true; do :; done", "for i in 1 2 3; do sleep 20; done",
-                                     "python3 -c 'import time\nwhile True: time.sleep(1)'",
-                                     "cat", "read line; echo got $line"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "while true; do :; done",
+        "for i in 1 2 3; do sleep 20; done",
+        "python3 -c 'import time\nwhile True: time.sleep(1)'",
+        "cat",
+        "read line; echo got $line",
+    ],
+)
 def test_commands_that_never_end_are_cut(sandbox, command: str) -> None:
     result = sandbox.run(command, 1.0)
     if command.startswith(("cat", "read")):  # stdin is /dev/null: these end at once
@@ -80,8 +87,12 @@ def test_exit_restarts_the_shell_with_a_note(sandbox) -> None:
 
 def test_huge_output_is_truncated_with_bounded_memory(sandbox) -> None:
     tracemalloc.start()
-    result = sandbox.run("head -c 100000000 /dev/zero | tr '\\0' 'x'; echo END", 120,
-                         max_output_chars=2000, log_name="big.log")
+    result = sandbox.run(
+        "head -c 100000000 /dev/zero | tr '\\0' 'x'; echo END",
+        120,
+        max_output_chars=2000,
+        log_name="big.log",
+    )
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert result.output_bytes > 100_000_000
@@ -94,7 +105,9 @@ def test_huge_output_is_truncated_with_bounded_memory(sandbox) -> None:
 
 
 def test_binary_invalid_utf8_and_escapes_are_cleaned(sandbox) -> None:
-    result = sandbox.run(r"printf 'a\xff\xfeb \033[31mred\033[0m \x00nul\x07\n10%%\r50%%\r100%%\n'", 10)
+    result = sandbox.run(
+        r"printf 'a\xff\xfeb \033[31mred\033[0m \x00nul\x07\n10%%\r50%%\r100%%\n'", 10
+    )
     assert result.output == "a\ufffd\ufffdb red nul\n100%\n"
 
 

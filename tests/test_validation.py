@@ -35,15 +35,20 @@ def _grade(frame: pd.DataFrame | bytes, tmp_path: Path, spaceship_cache: Path):
 
 CASES = {
     "missing rows": (lambda f: f.iloc[10:], r"10 test id\(s\) have no row"),
-    "extra rows": (lambda f: pd.concat([f, pd.DataFrame({"PassengerId": ["9999_99"],
-                                                           "Transported": [True]})]),
-                   r"1 row\(s\) have ids that are not in the test set: '9999_99'"),
+    "extra rows": (
+        lambda f: pd.concat([f, pd.DataFrame({"PassengerId": ["9999_99"], "Transported": [True]})]),
+        r"1 row\(s\) have ids that are not in the test set: '9999_99'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:2]]), r"2 duplicate row\(s\)"),
-    "wrong columns": (lambda f: f.rename(columns={"Transported": "transported"}),
-                      r"missing column\(s\) 'Transported'"),
+    "wrong columns": (
+        lambda f: f.rename(columns={"Transported": "transported"}),
+        r"missing column\(s\) 'Transported'",
+    ),
     "no id column": (lambda f: f[["Transported"]], r"missing column\(s\) 'PassengerId'"),
-    "NaN values": (lambda f: f.assign(Transported=[None] * 3 + list(f.Transported[3:])),
-                   r"3 empty or missing value\(s\)"),
+    "NaN values": (
+        lambda f: f.assign(Transported=[None] * 3 + list(f.Transported[3:])),
+        r"3 empty or missing value\(s\)",
+    ),
     "not booleans": (lambda f: f.assign(Transported=0.7), r"must hold True or False; found '0.7'"),
 }
 
@@ -68,7 +73,9 @@ def test_empty_and_binary_files_are_invalid(tmp_path, spaceship_cache) -> None:
 
 
 def test_missing_file_is_reported_as_absent(tmp_path, spaceship_cache) -> None:
-    report = grade(COMP, tmp_path / "nope.csv", CompetitionDirs.of(COMP.id, spaceship_cache).private)
+    report = grade(
+        COMP, tmp_path / "nope.csv", CompetitionDirs.of(COMP.id, spaceship_cache).private
+    )
     assert not report.submission_exists and not report.valid_submission
     assert "no submission" in report.error
 

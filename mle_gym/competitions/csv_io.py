@@ -11,7 +11,7 @@ _PANDAS_MAJOR = int(pd.__version__.split(".")[0])
 
 
 def read_csv(path: Path | str, **kwargs: Any) -> pd.DataFrame:
-    """Read with round-trip float parsing (pandas 3 does that by default and deprecates the flag)."""
+    """Read with round-trip float parsing (pandas 3 does it by default and deprecates the flag)."""
     if _PANDAS_MAJOR < 3:
         kwargs.setdefault("float_precision", "round_trip")
     return pd.read_csv(path, **kwargs)

@@ -23,7 +23,7 @@ class CompetitionDirs:
     root: Path
 
     @classmethod
-    def of(cls, competition_id: str, root: Path | None = None) -> "CompetitionDirs":
+    def of(cls, competition_id: str, root: Path | None = None) -> CompetitionDirs:
         return cls((root or cache_root()) / competition_id)
 
     @property

@@ -33,7 +33,10 @@ class Mismatch:
 def verify(public: Path, private: Path, expected: Checksums) -> list[Mismatch]:
     """Every file named in `expected` that is missing or differs."""
     mismatches = []
-    for side, folder, sums in (("public", public, expected.public), ("private", private, expected.private)):
+    for side, folder, sums in (
+        ("public", public, expected.public),
+        ("private", private, expected.private),
+    ):
         for name, md5 in sorted(sums.items()):
             path = folder / name
             actual = md5_of(path) if path.is_file() else None

@@ -12,10 +12,10 @@ import shutil
 import tempfile
 import uuid
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
 from mle_gym.competitions.spec import Competition
 from mle_gym.data import kaggle_download
@@ -91,7 +91,7 @@ def _fill_raw(comp: Competition, dirs: CompetitionDirs, source: Path | None, log
 
 def _write_marker(dirs: CompetitionDirs, result: PrepareResult) -> None:
     record = {
-        "prepared_at": datetime.now(timezone.utc).isoformat(),
+        "prepared_at": datetime.now(UTC).isoformat(),
         "checksums_checked": result.checked,
         "mismatches": [str(m) for m in result.mismatches],
     }

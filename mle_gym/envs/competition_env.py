@@ -14,7 +14,7 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 
@@ -27,8 +27,7 @@ from mle_gym.grading import check_submission, grade
 from mle_gym.grading.report import GradeReport
 from mle_gym.sandbox.base import Sandbox, SandboxSpec
 from mle_gym.sandbox.factory import BACKENDS, make_sandbox
-from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, parse_action
-from mle_gym.tools import editor
+from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, editor, parse_action
 from mle_gym.tools.bash import describe_result, run_bash
 
 #: Largest submission file copied out for grading.
@@ -40,7 +39,7 @@ class NotPrepared(RuntimeError):
 
 
 class CompetitionEnv(gym.Env):
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(
         self,
@@ -61,8 +60,12 @@ class CompetitionEnv(gym.Env):
             raise ValueError(f"unknown reward_mode {reward_mode!r}; choose one of {REWARD_MODES}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
-        for name, value in (("time_limit", time_limit), ("step_timeout", step_timeout),
-                            ("max_steps", max_steps), ("max_output_chars", max_output_chars)):
+        for name, value in (
+            ("time_limit", time_limit),
+            ("step_timeout", step_timeout),
+            ("max_steps", max_steps),
+            ("max_output_chars", max_output_chars),
+        ):
             if value <= 0:
                 raise ValueError(f"{name} must be positive, got {value}")
         self.competition = get_competition(competition_id)
@@ -99,8 +102,10 @@ class CompetitionEnv(gym.Env):
         self.sandbox.start(
             SandboxSpec(
                 public_dir=self.dirs.public,
-                env={"MLE_GYM_SEED": str(self.episode_seed),
-                     "MLE_GYM_COMPETITION": self.competition.id},
+                env={
+                    "MLE_GYM_SEED": str(self.episode_seed),
+                    "MLE_GYM_COMPETITION": self.competition.id,
+                },
                 network=self.network,
             )
         )
@@ -129,8 +134,11 @@ class CompetitionEnv(gym.Env):
                 observation = self._validate()
             elif call.tool == "bash":
                 result = run_bash(
-                    self.sandbox, call.args["command"], self._command_timeout(),
-                    self.max_output_chars, log_name=f"step-{self._steps:05d}.log",
+                    self.sandbox,
+                    call.args["command"],
+                    self._command_timeout(),
+                    self.max_output_chars,
+                    log_name=f"step-{self._steps:05d}.log",
                 )
                 exit_code, timed_out = result.exit_code, result.timed_out
                 observation = describe_result(result)
@@ -140,9 +148,7 @@ class CompetitionEnv(gym.Env):
             observation = f"Invalid action: {exc}"
         except FileToolError as exc:
             observation = f"Error: {exc}"
-        truncated = not terminated and (
-            self._steps >= self.max_steps or self._time_left() <= 0
-        )
+        truncated = not terminated and (self._steps >= self.max_steps or self._time_left() <= 0)
         reward = 0.0
         info = self._info(exit_code=exit_code, timed_out=timed_out, tool=tool)
         if terminated or truncated:
@@ -150,7 +156,9 @@ class CompetitionEnv(gym.Env):
             reward = terminal_reward(report, self.reward_mode)
             info["report"] = report.to_dict()
             if truncated:
-                observation += "\n[The episode's budget is spent; the current submission was graded.]"
+                observation += (
+                    "\n[The episode's budget is spent; the current submission was graded.]"
+                )
             self._done = True
         self._last_observation = observation
         return observation, float(reward), terminated, truncated, info
@@ -188,7 +196,9 @@ class CompetitionEnv(gym.Env):
         p = self.sandbox.paths
         submission_path = f"{p.submission}/{self.competition.submission.filename}"
         statement = self.competition.render_statement(p.data, p.code, p.submission)
-        tools = TOOL_HELP.replace("{logs_dir}", p.logs).replace("{submission_path}", submission_path)
+        tools = TOOL_HELP.replace("{logs_dir}", p.logs).replace(
+            "{submission_path}", submission_path
+        )
         budget = (
             f"## Budget\nAt most {self.max_steps} steps and {self.time_limit:,.0f} seconds; each "
             f"command may run for at most {self.step_timeout:,.0f} seconds. "
@@ -210,10 +220,16 @@ class CompetitionEnv(gym.Env):
     def _validate(self) -> str:
         path = self._fetch_submission()
         if path is None:
-            return (f"No submission yet: write {self.sandbox.paths.submission}/"
-                    f"{self.competition.submission.filename}.")
+            return (
+                f"No submission yet: write {self.sandbox.paths.submission}/"
+                f"{self.competition.submission.filename}."
+            )
         problem = check_submission(self.competition, path, self.dirs.private)
-        return "The submission is valid." if problem is None else f"The submission is invalid: {problem}"
+        return (
+            "The submission is valid."
+            if problem is None
+            else f"The submission is invalid: {problem}"
+        )
 
     def _grade(self) -> GradeReport:
         shown = self._submission_path()
@@ -240,8 +256,13 @@ class CompetitionEnv(gym.Env):
         if self.sandbox is not None:
             info["sandbox"] = self.sandbox.describe()
             p = self.sandbox.paths
-            info["paths"] = {"data": p.data, "code": p.code, "submission": p.submission,
-                             "submission_file": self._submission_path(), "logs": p.logs}
+            info["paths"] = {
+                "data": p.data,
+                "code": p.code,
+                "submission": p.submission,
+                "submission_file": self._submission_path(),
+                "logs": p.logs,
+            }
         return info
 
 
@@ -255,5 +276,6 @@ def _ensure_prepared(competition_id: str) -> CompetitionDirs:
         return prepare(comp).dirs
     raise NotPrepared(
         f"{comp.id} is not prepared in {dirs.root.parent}. Run `mle-gym prepare {comp.id}` "
-        f"(Kaggle credentials), or `mle-gym prepare {comp.id} --raw DIR_OR_ZIP` with files you have."
+        f"(Kaggle credentials), or `mle-gym prepare {comp.id} --raw DIR_OR_ZIP` with files you "
+        "have."
     )

@@ -16,7 +16,8 @@ def register_all() -> list[str]:
         if comp.env_id not in gym.registry:
             # The env runs its own step and time budget and grades at the end, so
             # Gymnasium's TimeLimit wrapper (which would cut without grading) stays off.
-            gym.register(id=comp.env_id, entry_point=ENTRY_POINT,
-                         kwargs={"competition_id": comp.id})
+            gym.register(
+                id=comp.env_id, entry_point=ENTRY_POINT, kwargs={"competition_id": comp.id}
+            )
         ids.append(comp.env_id)
     return ids

@@ -33,7 +33,9 @@ def _load_answers(comp: Competition, private_dir: Path):
     return read_as_text(path)
 
 
-def score_submission(comp: Competition, submission: Path, private_dir: Path) -> tuple[float, list[str]]:
+def score_submission(
+    comp: Competition, submission: Path, private_dir: Path
+) -> tuple[float, list[str]]:
     """The metric's value (rounded to 5 decimals, as MLE-bench reports) and any warnings."""
     answers = _load_answers(comp, private_dir)
     truth, predictions, warnings = validate(submission, answers, comp.submission)

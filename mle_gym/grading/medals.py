@@ -6,7 +6,7 @@ applies it); the threshold is the score at that position of the private leaderbo
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -142,8 +142,10 @@ def validate(
         {fmt.id_column: ids, **{c.name: _convert(frame, ids, c) for c in fmt.columns}}
     )
     truth = pd.DataFrame(
-        {fmt.id_column: expected_ids,
-         **{c.name: _convert(answers, expected_ids, c) for c in fmt.columns}}
+        {
+            fmt.id_column: expected_ids,
+            **{c.name: _convert(answers, expected_ids, c) for c in fmt.columns},
+        }
     )
     predictions = predictions.sort_values(fmt.id_column, kind="stable").reset_index(drop=True)
     truth = truth.sort_values(fmt.id_column, kind="stable").reset_index(drop=True)

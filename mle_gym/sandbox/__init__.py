@@ -3,4 +3,11 @@
 from mle_gym.sandbox.base import CommandResult, Sandbox, SandboxError, SandboxPaths, SandboxSpec
 from mle_gym.sandbox.local import LocalSandbox
 
-__all__ = ["CommandResult", "LocalSandbox", "Sandbox", "SandboxError", "SandboxPaths", "SandboxSpec"]
+__all__ = [
+    "CommandResult",
+    "LocalSandbox",
+    "Sandbox",
+    "SandboxError",
+    "SandboxPaths",
+    "SandboxSpec",
+]

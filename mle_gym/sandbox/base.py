@@ -81,7 +81,7 @@ class Sandbox(ABC):
         """Facts for `info` (backend, isolation, devices)."""
         return {"backend": type(self).__name__}
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:

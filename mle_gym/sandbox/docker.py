@@ -9,6 +9,7 @@ is a `docker exec` with a tty whose socket pexpect drives, exactly like the loca
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -86,8 +87,15 @@ class DockerSandbox(Sandbox):
         logs = self.host_dir / "logs"
         logs.mkdir()
         logs.chmod(0o755)
-        self._env = {"HOME": "/home/agent", "TERM": "dumb", "LANG": "C.UTF-8", "PS1": "",
-                     "PYTHONUNBUFFERED": "1", "MPLBACKEND": "Agg", **spec.env}
+        self._env = {
+            "HOME": "/home/agent",
+            "TERM": "dumb",
+            "LANG": "C.UTF-8",
+            "PS1": "",
+            "PYTHONUNBUFFERED": "1",
+            "MPLBACKEND": "Agg",
+            **spec.env,
+        }
         episode = uuid.uuid4().hex[:12]
         options: dict[str, Any] = dict(
             image=self.image,
@@ -130,8 +138,13 @@ class DockerSandbox(Sandbox):
 
     def _spawn_shell(self) -> fdspawn:
         exec_id = self.client.api.exec_create(
-            self.container.id, _SHELL, stdin=True, tty=True, user=self.user,
-            workdir=self.paths.code, environment=self._env,
+            self.container.id,
+            _SHELL,
+            stdin=True,
+            tty=True,
+            user=self.user,
+            workdir=self.paths.code,
+            environment=self._env,
         )
         sock = self.client.api.exec_start(exec_id, socket=True, tty=True)
         raw = getattr(sock, "_sock", sock)
@@ -151,10 +164,8 @@ class DockerSandbox(Sandbox):
             self.shell.close()
             self.shell = None
         if self.container is not None:
-            try:
+            with contextlib.suppress(NotFound):
                 self.container.remove(force=True)
-            except NotFound:
-                pass
             containers.untrack(self.container)
             self.container = None
         if self.host_dir is not None:
@@ -174,21 +185,28 @@ class DockerSandbox(Sandbox):
         if self.shell is None or self.host_dir is None:
             raise RuntimeError("the sandbox is not started")
         if log_name is None:
-            result = self.shell.run(command, timeout, max_output_chars=max_output_chars,
-                                    capture_bytes=capture_bytes)
+            result = self.shell.run(
+                command, timeout, max_output_chars=max_output_chars, capture_bytes=capture_bytes
+            )
         else:
             with open(self.host_dir / "logs" / log_name, "wb") as log_file:
                 result = self.shell.run(
-                    command, timeout, max_output_chars=max_output_chars, log=log_file,
-                    log_hint=f"{self.paths.logs}/{log_name}", capture_bytes=capture_bytes,
+                    command,
+                    timeout,
+                    max_output_chars=max_output_chars,
+                    log=log_file,
+                    log_hint=f"{self.paths.logs}/{log_name}",
+                    capture_bytes=capture_bytes,
                 )
         self._note_oom(result)
         if result.timed_out and self._pids_exhausted():
             self._restart()
             self.shell.start()
             result.shell_restarted = True
-            note = (f"the container ran out of process slots (pids limit {self.pids_limit}); "
-                    "all its processes were killed and a new shell started (files are kept)")
+            note = (
+                f"the container ran out of process slots (pids limit {self.pids_limit}); "
+                "all its processes were killed and a new shell started (files are kept)"
+            )
             result.notes.append(note)
             result.output += f"\n[{note}]"
         return result
@@ -206,9 +224,11 @@ class DockerSandbox(Sandbox):
 
     def _read_oom_kills(self) -> int:
         """The container's count of processes killed for memory (cgroup v2 or v1)."""
-        probe = ("cat /sys/fs/cgroup/memory.events 2>/dev/null || "
-                 "cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null")
-        code, output = self.container.exec_run(["sh", "-c", probe], user=self.user)
+        probe = (
+            "cat /sys/fs/cgroup/memory.events 2>/dev/null || "
+            "cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null"
+        )
+        _code, output = self.container.exec_run(["sh", "-c", probe], user=self.user)
         for line in output.decode(errors="replace").splitlines():
             key, _, value = line.partition(" ")
             if key == "oom_kill" and value.strip().isdigit():
@@ -255,5 +275,6 @@ class _ContainerJobControl:
 
     def kill_group(self, shell: ShellSession, group: int) -> None:
         # bash's builtin: dash's and procps' kill reject `--` before a negative group id
-        self.sandbox.container.exec_run(["bash", "-c", f"kill -KILL -- -{group}"],
-                                        user=self.sandbox.user)
+        self.sandbox.container.exec_run(
+            ["bash", "-c", f"kill -KILL -- -{group}"], user=self.sandbox.user
+        )

@@ -7,11 +7,11 @@ ones, wrapping around (round-robin), so envs spread over the devices evenly.
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from collections.abc import Sequence
 
 from docker.types import DeviceRequest
 
-GpuSpec = Union[None, str, int, Sequence[Union[int, str]]]
+GpuSpec = None | str | int | Sequence[int | str]
 
 
 def device_requests(gpus: GpuSpec) -> list[DeviceRequest]:
@@ -20,7 +20,7 @@ def device_requests(gpus: GpuSpec) -> list[DeviceRequest]:
         return []
     if gpus == "all":
         return [DeviceRequest(count=-1, capabilities=[["gpu"]])]
-    if isinstance(gpus, bool) or (isinstance(gpus, str)):
+    if isinstance(gpus, (bool, str)):
         raise ValueError(f"gpus must be None, 'all', a count or a list of device ids, not {gpus!r}")
     if isinstance(gpus, int):
         if gpus < 0:

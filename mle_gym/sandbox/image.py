@@ -141,9 +141,7 @@ def build_image(tag: str = DEFAULT_IMAGE, cuda: bool = False, log: Log = print) 
         )
         for chunk in stream:
             if "error" in chunk or "errorDetail" in chunk:
-                detail = chunk.get("errorDetail", {}).get("message") or chunk.get(
-                    "error"
-                )
+                detail = chunk.get("errorDetail", {}).get("message") or chunk.get("error")
                 raise RuntimeError(f"docker build of {tag} failed: {detail}")
             text = chunk.get("stream") or chunk.get("status")
             if text:
@@ -188,9 +186,7 @@ def build_offline_image(
                 "nodes and root-owned files"
             )
         debootstrap = shutil.which("debootstrap") or (
-            "/usr/sbin/debootstrap"
-            if os.access("/usr/sbin/debootstrap", os.X_OK)
-            else None
+            "/usr/sbin/debootstrap" if os.access("/usr/sbin/debootstrap", os.X_OK) else None
         )
         if debootstrap is None:
             raise RuntimeError(
@@ -206,9 +202,7 @@ def build_offline_image(
             _customise(rootfs, log)
             tarball = tmp / "rootfs.tar"
             log(f"packing {rootfs} into {tarball}")
-            _run(
-                ["tar", "--numeric-owner", "-C", str(rootfs), "-cf", str(tarball), "."]
-            )
+            _run(["tar", "--numeric-owner", "-C", str(rootfs), "-cf", str(tarball), "."])
             log(f"importing {tarball} as {tag}")
             _import(client, tarball, tag)
         finally:
@@ -231,9 +225,7 @@ def _run(cmd: list[str]) -> None:
     """Run a short helper command, surfacing its stderr on failure."""
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        raise RuntimeError(
-            f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}"
-        )
+        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}")
 
 
 def _debootstrap(debootstrap: str, rootfs: Path, mirror: str, log: Log) -> None:
@@ -266,9 +258,7 @@ def _debootstrap(debootstrap: str, rootfs: Path, mirror: str, log: Log) -> None:
             extra = "\n--- debootstrap.log (tail) ---\n" + "\n".join(
                 debootstrap_log.read_text(errors="replace").splitlines()[-30:]
             )
-        raise RuntimeError(
-            f"debootstrap failed with exit code {code}:\n" + "\n".join(tail) + extra
-        )
+        raise RuntimeError(f"debootstrap failed with exit code {code}:\n" + "\n".join(tail) + extra)
 
 
 def _chroot(rootfs: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -288,24 +278,20 @@ def _chroot(rootfs: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _prune(rootfs: Path, log: Log) -> None:
-    """Purge :data:`OFFLINE_PRUNE_PACKAGES`; on any dpkg complaint keep them (bigger, still valid)."""
-    query = _chroot(
-        rootfs, "dpkg-query", "-W", "-f", "${Package} ${db:Status-Status}\n"
-    )
+    """Purge :data:`OFFLINE_PRUNE_PACKAGES`; on a dpkg complaint keep them (bigger, still valid)."""
+    query = _chroot(rootfs, "dpkg-query", "-W", "-f", "${Package} ${db:Status-Status}\n")
     if query.returncode != 0:
         log(f"warning: dpkg-query failed, not pruning: {query.stderr.strip()}")
         return
     installed = {
         name
-        for name, _, status in (l.partition(" ") for l in query.stdout.splitlines())
+        for name, _, status in (line.partition(" ") for line in query.stdout.splitlines())
         if status == "installed"
     }
     victims = [p for p in OFFLINE_PRUNE_PACKAGES if p in installed]
     if not victims:
         return
-    log(
-        f"pruning {len(victims)} build-time-only packages (compiler, Boost, dev headers)"
-    )
+    log(f"pruning {len(victims)} build-time-only packages (compiler, Boost, dev headers)")
     stub = rootfs / "tmp" / _STUB_PACKAGE
     (stub / "DEBIAN").mkdir(parents=True)
     (stub / "DEBIAN" / "control").write_text(
@@ -409,9 +395,7 @@ def _add_agent_user(rootfs: Path) -> None:
         for line in passwd.splitlines()
         if line.count(":") >= 2
     ):
-        raise RuntimeError(
-            f"uid {AGENT_UID} or user {AGENT_USER} already exists in {etc}/passwd"
-        )
+        raise RuntimeError(f"uid {AGENT_UID} or user {AGENT_USER} already exists in {etc}/passwd")
     _append_line(
         etc / "passwd",
         f"{AGENT_USER}:x:{AGENT_UID}:{AGENT_GID}::{AGENT_HOME}:/bin/bash",

@@ -9,6 +9,7 @@ private answers cannot be reached by any path.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -27,8 +28,19 @@ log = logging.getLogger(__name__)
 
 # /etc entries programs need to run (name resolution, linker cache, certificates, locale).
 _ETC_ENTRIES = (
-    "alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf",
-    "ssl", "ca-certificates", "mime.types", "fonts", "protocols", "services", "timezone",
+    "alternatives",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "nsswitch.conf",
+    "ssl",
+    "ca-certificates",
+    "mime.types",
+    "fonts",
+    "protocols",
+    "services",
+    "timezone",
 )
 _AGENT_UID = 1000
 
@@ -45,8 +57,11 @@ def bwrap_available() -> bool:
 
 def _python_roots() -> list[Path]:
     """Directories holding the interpreter and packages mle_gym runs with."""
-    roots = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
-             Path(sys.executable).resolve().parent.parent}
+    roots = {
+        Path(sys.prefix).resolve(),
+        Path(sys.base_prefix).resolve(),
+        Path(sys.executable).resolve().parent.parent,
+    }
     return sorted(r for r in roots if not str(r).startswith("/usr"))
 
 
@@ -61,6 +76,13 @@ def _system_binds() -> list[str]:
     for entry in _ETC_ENTRIES:
         if Path("/etc", entry).exists():
             args += ["--ro-bind", f"/etc/{entry}", f"/etc/{entry}"]
+    return args
+
+
+def _python_binds() -> list[str]:
+    """Read-only binds of the Python installation; they come after the /tmp and /home tmpfs
+    mounts, which would otherwise hide a venv living under either."""
+    args: list[str] = []
     for root in _python_roots():
         args += ["--ro-bind", str(root), str(root)]
     return args
@@ -104,8 +126,9 @@ class LocalSandbox(Sandbox):
             cwd = self.paths.code
         env = self._shell_env(spec)
         self.shell = ShellSession(
-            lambda: pexpect.spawn(argv[0], argv[1:], cwd=cwd, env=env, echo=False,
-                                  dimensions=(50, 200)),
+            lambda: pexpect.spawn(
+                argv[0], argv[1:], cwd=cwd, env=env, echo=False, dimensions=(50, 200)
+            ),
             _PtyJobControl(),
         )
         self.shell.start()
@@ -134,21 +157,56 @@ class LocalSandbox(Sandbox):
         (self.root / "group").write_text(f"agent:x:{_AGENT_UID}:\nnogroup:x:65534:\n")
         p = self.paths
         argv = [
-            "bwrap", "--die-with-parent", "--unshare-all",
-            "--unshare-user", "--uid", str(_AGENT_UID), "--gid", str(_AGENT_UID),
-            "--hostname", "sandbox", "--cap-drop", "ALL",
+            "bwrap",
+            "--die-with-parent",
+            "--unshare-all",
+            "--unshare-user",
+            "--uid",
+            str(_AGENT_UID),
+            "--gid",
+            str(_AGENT_UID),
+            "--hostname",
+            "sandbox",
+            "--cap-drop",
+            "ALL",
             *_system_binds(),
-            "--ro-bind", str(self.root / "passwd"), "/etc/passwd",
-            "--ro-bind", str(self.root / "group"), "/etc/group",
-            "--ro-bind", "/sys", "/sys", "--proc", "/proc", "--dev", "/dev",
-            "--tmpfs", "/tmp", "--tmpfs", "/home",
-            "--ro-bind", str(spec.public_dir.resolve()), p.data,
-            "--bind", str(self.root / "code"), p.code,
-            "--bind", str(self.root / "submission"), p.submission,
-            "--ro-bind", str(self.root / "logs"), p.logs,
+            "--ro-bind",
+            str(self.root / "passwd"),
+            "/etc/passwd",
+            "--ro-bind",
+            str(self.root / "group"),
+            "/etc/group",
+            "--ro-bind",
+            "/sys",
+            "/sys",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/tmp",
+            "--tmpfs",
+            "/home",
+            *_python_binds(),
+            "--ro-bind",
+            str(spec.public_dir.resolve()),
+            p.data,
+            "--bind",
+            str(self.root / "code"),
+            p.code,
+            "--bind",
+            str(self.root / "submission"),
+            p.submission,
+            "--ro-bind",
+            str(self.root / "logs"),
+            p.logs,
             # Only /tmp, code and submission stay writable: not even the sandbox's own root.
-            "--remount-ro", "/home", "--remount-ro", "/",
-            "--chdir", p.code,
+            "--remount-ro",
+            "/home",
+            "--remount-ro",
+            "/",
+            "--chdir",
+            p.code,
         ]
         if spec.network:
             argv.append("--share-net")
@@ -175,12 +233,17 @@ class LocalSandbox(Sandbox):
         if self.shell is None or self.root is None:
             raise RuntimeError("the sandbox is not started")
         if log_name is None:
-            return self.shell.run(command, timeout, max_output_chars=max_output_chars,
-                                  capture_bytes=capture_bytes)
+            return self.shell.run(
+                command, timeout, max_output_chars=max_output_chars, capture_bytes=capture_bytes
+            )
         with open(self.root / "logs" / log_name, "wb") as log_file:
             return self.shell.run(
-                command, timeout, max_output_chars=max_output_chars, log=log_file,
-                log_hint=f"{self.paths.logs}/{log_name}", capture_bytes=capture_bytes,
+                command,
+                timeout,
+                max_output_chars=max_output_chars,
+                log=log_file,
+                log_hint=f"{self.paths.logs}/{log_name}",
+                capture_bytes=capture_bytes,
             )
 
     def describe(self) -> dict:
@@ -198,7 +261,5 @@ class _PtyJobControl:
             return None
 
     def kill_group(self, shell: ShellSession, group: int) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(group, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass

@@ -56,8 +56,10 @@ def clean_text(raw: bytes) -> str:
     text = _ANSI.sub(b"", raw).decode("utf-8", errors="replace")
     text = text.replace("\r\n", "\n")
     if "\r" in text:
-        text = "\n".join(line.rsplit("\r", 1)[-1] if line.strip("\r") else line.replace("\r", "")
-                         for line in text.split("\n"))
+        text = "\n".join(
+            line.rsplit("\r", 1)[-1] if line.strip("\r") else line.replace("\r", "")
+            for line in text.split("\n")
+        )
     return _CONTROL.sub("", text)
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from typing import BinaryIO, Callable, Protocol
+from collections.abc import Callable
+from typing import BinaryIO, Protocol
 
 import pexpect
 
@@ -29,9 +30,10 @@ SpawnFn = Callable[[], pexpect.spawn]
 class JobControl(Protocol):
     """How a backend finds and kills the shell's foreground job (a process group)."""
 
-    def foreground_group(self, shell: "ShellSession") -> int | None: ...
+    def foreground_group(self, shell: ShellSession) -> int | None: ...
 
-    def kill_group(self, shell: "ShellSession", group: int) -> None: ...
+    def kill_group(self, shell: ShellSession, group: int) -> None: ...
+
 
 _READY_TIMEOUT = 30.0
 _RESYNC_TIMEOUT = 5.0
@@ -96,7 +98,9 @@ class ShellSession:
             ready = None
         if ready is None:
             self.close()
-            raise SandboxError(f"the sandbox shell did not start; it printed: {seen.data()[-800:]!r}")
+            raise SandboxError(
+                f"the sandbox shell did not start; it printed: {seen.data()[-800:]!r}"
+            )
         self.shell_pid = int(ready.group(1))
         self._leftover = b""
         self.idle_group = self._jobs.foreground_group(self)
@@ -115,7 +119,10 @@ class ShellSession:
 
     # -- reading ---------------------------------------------------------------------------
     def _read_until(
-        self, pattern: re.Pattern[bytes], timeout: float, capture: BoundedCapture,
+        self,
+        pattern: re.Pattern[bytes],
+        timeout: float,
+        capture: BoundedCapture,
         drop: re.Pattern[bytes] | None = None,
     ) -> re.Match[bytes] | None:
         """Feed output to `capture` until `pattern` appears; None on timeout. Raises EOF."""
@@ -129,11 +136,11 @@ class ShellSession:
                 found = pattern.search(pending)
                 if found:
                     capture.feed(pending[: found.start()])
-                    self._leftover = pending[found.end():]
+                    self._leftover = pending[found.end() :]
                     return found
                 keep = min(len(pending), _MARKER_ROOM)
                 capture.feed(pending[: len(pending) - keep])
-                pending = pending[len(pending) - keep:]
+                pending = pending[len(pending) - keep :]
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self._leftover = pending
@@ -170,8 +177,10 @@ class ShellSession:
             notes.append(f"the command was stopped after its {timeout:g} s timeout")
             restarted = not self._resync(capture, nonce)
             if restarted:
-                notes.append("the shell did not recover and was restarted: "
-                             "the working directory, variables and background jobs were reset")
+                notes.append(
+                    "the shell did not recover and was restarted: "
+                    "the working directory, variables and background jobs were reset"
+                )
                 if self._recover is not None:
                     self._recover()
                 self.start()
@@ -183,8 +192,10 @@ class ShellSession:
             self.start()
             result = self._result(capture, None, False, max_output_chars, log_hint)
             result.shell_restarted = True
-            result.notes = ["the shell exited; a new shell was started in the code directory, "
-                            "so variables and background jobs were reset"]
+            result.notes = [
+                "the shell exited; a new shell was started in the code directory, "
+                "so variables and background jobs were reset"
+            ]
             return result
 
     def _interrupt(self, capture: BoundedCapture, nonce: str) -> None:
@@ -208,11 +219,17 @@ class ShellSession:
         self.proc.send("\x03")  # Ctrl-C: SIGINT to the foreground job
         self.proc.send(f"\n{_marker_printf(nonce, '0')}\n")
         old = _marker_pattern(old_nonce)
-        return self._read_until(_marker_pattern(nonce), _RESYNC_TIMEOUT, capture, drop=old) is not None
+        return (
+            self._read_until(_marker_pattern(nonce), _RESYNC_TIMEOUT, capture, drop=old) is not None
+        )
 
     @staticmethod
     def _result(
-        capture: BoundedCapture, code: int | None, timed_out: bool, max_chars: int, log_hint: str | None
+        capture: BoundedCapture,
+        code: int | None,
+        timed_out: bool,
+        max_chars: int,
+        log_hint: str | None,
     ) -> CommandResult:
         return CommandResult(
             output=render(capture, max_chars, log_hint),

@@ -5,6 +5,11 @@ from mle_gym.tools.files import FileToolError, copy_out
 from mle_gym.tools.help import TOOL_HELP
 
 __all__ = [
-    "TOOL_HELP", "TOOL_NAMES", "ActionError", "FileToolError", "ToolCall", "copy_out",
+    "TOOL_HELP",
+    "TOOL_NAMES",
+    "ActionError",
+    "FileToolError",
+    "ToolCall",
+    "copy_out",
     "parse_action",
 ]

@@ -56,9 +56,7 @@ def parse_action(action: Any) -> ToolCall:
         )
     tool = action.get("tool")
     if tool not in _SCHEMAS:
-        raise ActionError(
-            f"unknown tool {tool!r}; the tools are: {', '.join(TOOL_NAMES)}"
-        )
+        raise ActionError(f"unknown tool {tool!r}; the tools are: {', '.join(TOOL_NAMES)}")
     schema = _SCHEMAS[tool]
     unknown = sorted(str(k) for k in action if k != "tool" and k not in schema)
     if unknown:

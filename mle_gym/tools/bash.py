@@ -14,9 +14,7 @@ def run_bash(
 def describe_result(result: CommandResult) -> str:
     """The observation: the output, then a status line when something is worth saying."""
     lines = [result.output.rstrip("\n")] if result.output.strip() else []
-    if result.timed_out:
-        lines.append(f"[{'; '.join(result.notes)}]")
-    elif result.notes:
+    if result.timed_out or result.notes:
         lines.append(f"[{'; '.join(result.notes)}]")
     if result.exit_code not in (0, None):
         lines.append(f"[exit code {result.exit_code}]")

@@ -34,7 +34,8 @@ def view(sandbox: Sandbox, path: str, view_range: list[int] | None = None) -> st
         q = shlex.quote(path)
         result = sandbox.run(
             f"find {q} -maxdepth 2 -not -path '*/.*' | sort | head -n {_LISTING_LIMIT}",
-            60, max_output_chars=40_000,
+            60,
+            max_output_chars=40_000,
         )
         return f"Files and directories up to 2 levels deep in {path}:\n{result.output.rstrip()}"
     text = read_text(sandbox, path)

@@ -60,7 +60,9 @@ def read_bytes(sandbox: Sandbox, path: str, max_bytes: int = MAX_EDIT_BYTES) -> 
 def read_text(sandbox: Sandbox, path: str) -> str:
     data = read_bytes(sandbox, path)
     if b"\x00" in data:
-        raise FileToolError(f"{path} is a binary file ({len(data):,} bytes); use bash to inspect it")
+        raise FileToolError(
+            f"{path} is a binary file ({len(data):,} bytes); use bash to inspect it"
+        )
     return data.decode("utf-8", errors="replace")
 
 

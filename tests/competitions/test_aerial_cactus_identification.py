@@ -37,20 +37,29 @@ def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
 
 CASES = {
     "missing rows": (lambda f: f.iloc[3:], r"3 test id\(s\) have no row"),
-    "unknown image": (lambda f: pd.concat([f, f.iloc[:1].assign(id="nope.jpg")]),
-                      r"ids that are not in the test set: 'nope.jpg'"),
-    "ids without .jpg": (lambda f: f.assign(id=f["id"].str.removesuffix(".jpg")),
-                         r"ids that are not in the test set"),
+    "unknown image": (
+        lambda f: pd.concat([f, f.iloc[:1].assign(id="nope.jpg")]),
+        r"ids that are not in the test set: 'nope.jpg'",
+    ),
+    "ids without .jpg": (
+        lambda f: f.assign(id=f["id"].str.removesuffix(".jpg")),
+        r"ids that are not in the test set",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:2]]), r"2 duplicate row\(s\)"),
-    "target missing": (lambda f: f.drop(columns="has_cactus"),
-                       r"missing column\(s\) 'has_cactus'"),
-    "empty value": (lambda f: f.assign(has_cactus=[None] + list(f["has_cactus"][1:])),
-                    r"'has_cactus' has 1 empty or missing value\(s\)"),
-    "above one": (lambda f: f.assign(has_cactus=1.5),
-                  r"'has_cactus' must hold probabilities in \[0, 1\]; found '1.5'"),
+    "target missing": (lambda f: f.drop(columns="has_cactus"), r"missing column\(s\) 'has_cactus'"),
+    "empty value": (
+        lambda f: f.assign(has_cactus=[None, *list(f["has_cactus"][1:])]),
+        r"'has_cactus' has 1 empty or missing value\(s\)",
+    ),
+    "above one": (
+        lambda f: f.assign(has_cactus=1.5),
+        r"'has_cactus' must hold probabilities in \[0, 1\]; found '1.5'",
+    ),
     "below zero": (lambda f: f.assign(has_cactus=-0.1), r"probabilities in \[0, 1\]"),
-    "text": (lambda f: f.astype({"has_cactus": object}).assign(has_cactus="yes"),
-             r"'has_cactus' must hold finite numbers; found 'yes'"),
+    "text": (
+        lambda f: f.astype({"has_cactus": object}).assign(has_cactus="yes"),
+        r"'has_cactus' must hold finite numbers; found 'yes'",
+    ),
 }
 
 
@@ -71,9 +80,10 @@ def test_constant_prediction_scores_half_like_the_sample(answers, dirs, tmp_path
 
 def test_zips_hold_the_split_images_at_top_level(answers, dirs) -> None:
     train = pd.read_csv(dirs.public / "train.csv")
-    with zipfile.ZipFile(dirs.public / "test.zip") as archive, zipfile.ZipFile(
-        dirs.raw / "train.zip"
-    ) as original:
+    with (
+        zipfile.ZipFile(dirs.public / "test.zip") as archive,
+        zipfile.ZipFile(dirs.raw / "train.zip") as original,
+    ):
         assert sorted(archive.namelist()) == sorted(answers["id"])
         for image_id in answers["id"]:
             assert archive.read(image_id) == original.read(f"train/{image_id}")
@@ -81,4 +91,8 @@ def test_zips_hold_the_split_images_at_top_level(answers, dirs) -> None:
         assert sorted(archive.namelist()) == sorted(train["id"])
     assert not set(train["id"]) & set(answers["id"])
     assert sorted(p.name for p in dirs.public.iterdir()) == [
-        "sample_submission.csv", "test.zip", "train.csv", "train.zip"]
+        "sample_submission.csv",
+        "test.zip",
+        "train.csv",
+        "train.zip",
+    ]

@@ -40,8 +40,10 @@ def _with_first(frame: pd.DataFrame, value: str | None) -> pd.DataFrame:
 
 CASES = {
     "missing rows": (lambda f: f.iloc[2:], r"2 test id\(s\) have no row"),
-    "unknown image": (lambda f: pd.concat([f, f.iloc[:1].assign(id_code="ffffffffffff")]),
-                      r"ids that are not in the test set: 'ffffffffffff'"),
+    "unknown image": (
+        lambda f: pd.concat([f, f.iloc[:1].assign(id_code="ffffffffffff")]),
+        r"ids that are not in the test set: 'ffffffffffff'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:1]]), r"1 duplicate row\(s\)"),
     "target missing": (lambda f: f.drop(columns="diagnosis"), r"missing column\(s\) 'diagnosis'"),
     "id renamed": (lambda f: f.rename(columns={"id_code": "id"}), r"missing column\(s\) 'id_code'"),
@@ -81,6 +83,8 @@ def test_images_follow_the_split(answers, dirs) -> None:
     assert list(test.columns) == ["id_code"]
     assert list(test["id_code"]) == list(answers["id_code"])
     assert sorted(p.stem for p in (dirs.public / "test_images").iterdir()) == sorted(
-        answers["id_code"])
+        answers["id_code"]
+    )
     assert sorted(p.stem for p in (dirs.public / "train_images").iterdir()) == sorted(
-        train["id_code"])
+        train["id_code"]
+    )

@@ -39,17 +39,25 @@ def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
 
 CASES = {
     "missing rows": (lambda f: f.iloc[4:], r"4 test id\(s\) have no row"),
-    "unknown pixel": (lambda f: pd.concat([f, f.iloc[:1].assign(id="1_99_1")]),
-                      r"ids that are not in the test set: '1_99_1'"),
-    "zero-based pixel ids": (lambda f: f.assign(id=f["id"].str.replace(r"_1$", "_0", regex=True)),
-                             r"ids that are not in the test set: '\d+_1_0'"),
+    "unknown pixel": (
+        lambda f: pd.concat([f, f.iloc[:1].assign(id="1_99_1")]),
+        r"ids that are not in the test set: '1_99_1'",
+    ),
+    "zero-based pixel ids": (
+        lambda f: f.assign(id=f["id"].str.replace(r"_1$", "_0", regex=True)),
+        r"ids that are not in the test set: '\d+_1_0'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:2]]), r"2 duplicate row\(s\)"),
     "value column missing": (lambda f: f.drop(columns="value"), r"missing column\(s\) 'value'"),
     "id column renamed": (lambda f: f.rename(columns={"id": "Id"}), r"missing column\(s\) 'id'"),
-    "empty value": (lambda f: f.assign(value=[None] + list(f["value"][1:])),
-                    r"'value' has 1 empty or missing value\(s\)"),
-    "not a number": (lambda f: f.astype({"value": object}).assign(value="white"),
-                     r"'value' must hold finite numbers; found 'white'"),
+    "empty value": (
+        lambda f: f.assign(value=[None, *list(f["value"][1:])]),
+        r"'value' has 1 empty or missing value\(s\)",
+    ),
+    "not a number": (
+        lambda f: f.astype({"value": object}).assign(value="white"),
+        r"'value' must hold finite numbers; found 'white'",
+    ),
     "infinite": (lambda f: f.assign(value=math.inf), r"'value' must hold finite numbers"),
 }
 

@@ -25,8 +25,7 @@ def dirs(tmp_path_factory: pytest.TempPathFactory):
 
 @pytest.fixture(scope="module")
 def sample(dirs) -> pd.DataFrame:
-    return pd.read_csv(dirs.public / "sample_submission_null.csv", dtype=str,
-                       keep_default_na=False)
+    return pd.read_csv(dirs.public / "sample_submission_null.csv", dtype=str, keep_default_na=False)
 
 
 def _grade(private: Path, frame: pd.DataFrame, tmp_path: Path) -> GradeReport:
@@ -38,17 +37,26 @@ def _grade(private: Path, frame: pd.DataFrame, tmp_path: Path) -> GradeReport:
 def test_layout(dirs) -> None:
     assert list(pd.read_csv(dirs.public / "test.csv").columns) == ["Date", "Comment"]
     assert list(pd.read_csv(dirs.private / "gold_submission.csv").columns) == [
-        "Insult", "Date", "Comment"]
+        "Insult",
+        "Date",
+        "Comment",
+    ]
     assert list(pd.read_csv(dirs.private / "test.csv").columns) == [
-        "Insult", "Date", "Comment", "Usage"]
+        "Insult",
+        "Date",
+        "Comment",
+        "Usage",
+    ]
 
 
 @pytest.mark.parametrize(
     ("change", "message"),
     [
         (lambda s: s.iloc[1:], "test id(s) have no row"),
-        (lambda s: s.assign(Comment=s["Comment"].str.replace('"', "", regex=False)),
-         "not in the test set"),
+        (
+            lambda s: s.assign(Comment=s["Comment"].str.replace('"', "", regex=False)),
+            "not in the test set",
+        ),
         (lambda s: pd.concat([s, s.iloc[:1]]), "duplicate row"),
         (lambda s: s.drop(columns="Comment"), "missing column(s) 'Comment'"),
         (lambda s: s.assign(Insult=""), "empty or missing value"),
@@ -76,12 +84,14 @@ def test_constant_prediction_scores_the_sample_auc(dirs, sample, tmp_path) -> No
 def test_repeated_comments_in_the_answers_may_repeat_in_the_submission(tmp_path) -> None:
     private = tmp_path / "private"
     private.mkdir()
-    answers = pd.DataFrame({
-        "Insult": [1, 1, 0, 0],
-        "Date": ["20120611175119Z", "20120515133353Z", "", "20120528221803Z"],
-        "Comment": ['"You are an idiot."', '"You are an idiot."', '"Nice game"', '"See you"'],
-        "Usage": ["PrivateTest"] * 4,
-    })
+    answers = pd.DataFrame(
+        {
+            "Insult": [1, 1, 0, 0],
+            "Date": ["20120611175119Z", "20120515133353Z", "", "20120528221803Z"],
+            "Comment": ['"You are an idiot."', '"You are an idiot."', '"Nice game"', '"See you"'],
+            "Usage": ["PrivateTest"] * 4,
+        }
+    )
     answers.to_csv(private / "test.csv", index=False)
     submission = answers[["Insult", "Date", "Comment"]].assign(Insult=[0.9, 0.8, 0.1, 0.2])
     assert _grade(private, submission, tmp_path).score == 1.0

@@ -39,27 +39,37 @@ def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
 
 def _moved(frame: pd.DataFrame, amount: float) -> pd.DataFrame:
     """Move `amount` of probability from the second breed to the first."""
-    return frame.assign(**{BREEDS[0]: frame[BREEDS[0]] + amount,
-                           BREEDS[1]: frame[BREEDS[1]] - amount})
+    return frame.assign(
+        **{BREEDS[0]: frame[BREEDS[0]] + amount, BREEDS[1]: frame[BREEDS[1]] - amount}
+    )
 
 
 CASES = {
     "missing rows": (lambda f: f.iloc[1:], r"1 test id\(s\) have no row"),
-    "unknown id": (lambda f: pd.concat([f, f.iloc[:1].assign(id="f" * 32)]),
-                   r"ids that are not in the test set: 'f{32}'"),
+    "unknown id": (
+        lambda f: pd.concat([f, f.iloc[:1].assign(id="f" * 32)]),
+        r"ids that are not in the test set: 'f{32}'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:1]]), r"1 duplicate row\(s\)"),
     "breed missing": (lambda f: f.drop(columns="dingo"), r"missing column\(s\) 'dingo'"),
-    "breed misspelt": (lambda f: f.rename(columns={"shih-tzu": "shih_tzu"}),
-                       r"missing column\(s\) 'shih-tzu'"),
-    "class indices instead of names": (lambda f: f.set_axis(["id", *map(str, range(120))],
-                                                            axis=1),
-                                       r"missing column\(s\) 'affenpinscher', 'afghan_hound'"),
-    "empty value": (lambda f: f.assign(pug=[None] + list(f.pug[1:])),
-                    r"'pug' has 1 empty or missing value\(s\)"),
+    "breed misspelt": (
+        lambda f: f.rename(columns={"shih-tzu": "shih_tzu"}),
+        r"missing column\(s\) 'shih-tzu'",
+    ),
+    "class indices instead of names": (
+        lambda f: f.set_axis(["id", *map(str, range(120))], axis=1),
+        r"missing column\(s\) 'affenpinscher', 'afghan_hound'",
+    ),
+    "empty value": (
+        lambda f: f.assign(pug=[None, *list(f.pug[1:])]),
+        r"'pug' has 1 empty or missing value\(s\)",
+    ),
     "above one": (lambda f: _moved(f, 1.5), r"'affenpinscher' must hold probabilities in \[0, 1\]"),
     "negative": (lambda f: _moved(f, 0.01), r"'afghan_hound' must hold probabilities"),
-    "rows not summing to one": (lambda f: f.assign(pug=0.5),
-                                r"\d+ row\(s\) have probabilities that do not sum to one"),
+    "rows not summing to one": (
+        lambda f: f.assign(pug=0.5),
+        r"\d+ row\(s\) have probabilities that do not sum to one",
+    ),
 }
 
 
@@ -82,8 +92,9 @@ def test_confident_answers_score_as_expected(dirs, tmp_path) -> None:
     answers = pd.read_csv(dirs.private / "test.csv")
     right = answers[list(BREEDS)].to_numpy(float)
     blend = 0.9 * right + 0.1 / len(BREEDS)
-    report = _grade(pd.DataFrame(blend, columns=list(BREEDS)).assign(id=answers["id"]), dirs,
-                    tmp_path)
+    report = _grade(
+        pd.DataFrame(blend, columns=list(BREEDS)).assign(id=answers["id"]), dirs, tmp_path
+    )
     assert report.score == pytest.approx(round(-math.log(0.9 + 0.1 / 120), 5))
     assert np.allclose(blend.sum(axis=1), 1)
 

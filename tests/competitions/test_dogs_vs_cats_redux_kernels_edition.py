@@ -38,18 +38,28 @@ def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
 
 CASES = {
     "missing rows": (lambda f: f.iloc[1:], r"1 test id\(s\) have no row, e.g. '1'"),
-    "unknown id": (lambda f: pd.concat([f, pd.DataFrame({"id": [0], "label": [0.5]})]),
-                   r"ids that are not in the test set: '0'"),
-    "file names as ids": (lambda f: f.assign(id=f["id"].astype(str) + ".jpg"),
-                          r"ids that are not in the test set: '1.jpg'"),
+    "unknown id": (
+        lambda f: pd.concat([f, pd.DataFrame({"id": [0], "label": [0.5]})]),
+        r"ids that are not in the test set: '0'",
+    ),
+    "file names as ids": (
+        lambda f: f.assign(id=f["id"].astype(str) + ".jpg"),
+        r"ids that are not in the test set: '1.jpg'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:1]]), r"1 duplicate row\(s\)"),
-    "label column missing": (lambda f: f.rename(columns={"label": "dog"}),
-                             r"missing column\(s\) 'label'"),
-    "empty value": (lambda f: f.assign(label=[None] + list(f.label[1:])),
-                    r"'label' has 1 empty or missing value\(s\)"),
+    "label column missing": (
+        lambda f: f.rename(columns={"label": "dog"}),
+        r"missing column\(s\) 'label'",
+    ),
+    "empty value": (
+        lambda f: f.assign(label=[None, *list(f.label[1:])]),
+        r"'label' has 1 empty or missing value\(s\)",
+    ),
     "class names": (lambda f: f.assign(label="dog"), r"'label' must hold finite numbers"),
-    "above one": (lambda f: f.assign(label=1.2),
-                  r"must hold probabilities in \[0, 1\]; found '1.2'"),
+    "above one": (
+        lambda f: f.assign(label=1.2),
+        r"must hold probabilities in \[0, 1\]; found '1.2'",
+    ),
     "negative": (lambda f: f.assign(label=-0.1), r"must hold probabilities in \[0, 1\]"),
 }
 

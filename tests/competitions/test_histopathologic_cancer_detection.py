@@ -37,17 +37,25 @@ def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
 
 CASES = {
     "missing rows": (lambda f: f.iloc[5:], r"5 test id\(s\) have no row"),
-    "train id": (lambda f: pd.concat([f.iloc[1:], f.iloc[:1].assign(id="0" * 40)]),
-                 r"ids that are not in the test set: '0{40}'"),
-    "ids with .tif": (lambda f: f.assign(id=f["id"] + ".tif"),
-                      r"ids that are not in the test set: '[0-9a-f]{40}\.tif'"),
+    "train id": (
+        lambda f: pd.concat([f.iloc[1:], f.iloc[:1].assign(id="0" * 40)]),
+        r"ids that are not in the test set: '0{40}'",
+    ),
+    "ids with .tif": (
+        lambda f: f.assign(id=f["id"] + ".tif"),
+        r"ids that are not in the test set: '[0-9a-f]{40}\.tif'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:3]]), r"3 duplicate row\(s\)"),
     "target missing": (lambda f: f.drop(columns="label"), r"missing column\(s\) 'label'"),
-    "empty value": (lambda f: f.assign(label=[None] + list(f["label"][1:])),
-                    r"'label' has 1 empty or missing value\(s\)"),
+    "empty value": (
+        lambda f: f.assign(label=[None, *list(f["label"][1:])]),
+        r"'label' has 1 empty or missing value\(s\)",
+    ),
     "above one": (lambda f: f.assign(label=2), r"'label' must hold probabilities in \[0, 1\]"),
-    "nan text": (lambda f: f.astype({"label": object}).assign(label="nan"),
-                 r"'label' must hold finite numbers; found 'nan'"),
+    "nan text": (
+        lambda f: f.astype({"label": object}).assign(label="nan"),
+        r"'label' must hold finite numbers; found 'nan'",
+    ),
 }
 
 

@@ -54,8 +54,7 @@ def test_layout(dirs, answers) -> None:
     ("change", "message"),
     [
         (lambda s: s.iloc[1:], "test id(s) have no row"),
-        (lambda s: pd.concat([s, s.iloc[:1].assign(id="ffffffffffffffff")]),
-         "not in the test set"),
+        (lambda s: pd.concat([s, s.iloc[:1].assign(id="ffffffffffffffff")]), "not in the test set"),
         (lambda s: pd.concat([s, s.iloc[:1]]), "duplicate row"),
         (lambda s: s.drop(columns=["threat", "insult"]), "missing column(s) 'threat', 'insult'"),
         (lambda s: s.assign(toxic=""), "empty or missing value"),

@@ -38,20 +38,32 @@ def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
 
 CASES = {
     "missing rows": (lambda f: f.iloc[2:], r"2 test id\(s\) have no row"),
-    "unknown id": (lambda f: pd.concat([f, f.iloc[:1].assign(id=99999)]),
-                   r"ids that are not in the test set: '99999'"),
-    "ids written as floats": (lambda f: f.assign(id=f["id"].astype(float)),
-                              r"ids that are not in the test set: '\d+\.0'"),
+    "unknown id": (
+        lambda f: pd.concat([f, f.iloc[:1].assign(id=99999)]),
+        r"ids that are not in the test set: '99999'",
+    ),
+    "ids written as floats": (
+        lambda f: f.assign(id=f["id"].astype(float)),
+        r"ids that are not in the test set: '\d+\.0'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:3]]), r"3 duplicate row\(s\)"),
-    "species missing": (lambda f: f.drop(columns="Zelkova_Serrata"),
-                        r"missing column\(s\) 'Zelkova_Serrata'"),
-    "species in lower case": (lambda f: f.rename(columns=str.lower),
-                              r"missing column\(s\) 'Acer_Capillipes', 'Acer_Circinatum'"),
-    "empty value": (lambda f: f.assign(Acer_Mono=""),
-                    r"'Acer_Mono' has \d+ empty or missing value\(s\)"),
+    "species missing": (
+        lambda f: f.drop(columns="Zelkova_Serrata"),
+        r"missing column\(s\) 'Zelkova_Serrata'",
+    ),
+    "species in lower case": (
+        lambda f: f.rename(columns=str.lower),
+        r"missing column\(s\) 'Acer_Capillipes', 'Acer_Circinatum'",
+    ),
+    "empty value": (
+        lambda f: f.assign(Acer_Mono=""),
+        r"'Acer_Mono' has \d+ empty or missing value\(s\)",
+    ),
     "above one": (lambda f: f.assign(Acer_Mono=1.01), r"'Acer_Mono' must hold probabilities"),
-    "rows not summing to one": (lambda f: f.assign(Acer_Mono=0.0),
-                                r"row\(s\) have probabilities that do not sum to one"),
+    "rows not summing to one": (
+        lambda f: f.assign(Acer_Mono=0.0),
+        r"row\(s\) have probabilities that do not sum to one",
+    ),
 }
 
 

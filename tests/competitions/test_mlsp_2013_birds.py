@@ -38,22 +38,35 @@ def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
 
 
 CASES = {
-    "missing recording": (lambda f: f.iloc[NUM_SPECIES:],
-                          rf"{NUM_SPECIES} test id\(s\) have no row"),
-    "training recording": (lambda f: pd.concat([f, f.iloc[:1].assign(Id=0)]),
-                           r"ids that are not in the test set: '0'"),
+    "missing recording": (
+        lambda f: f.iloc[NUM_SPECIES:],
+        rf"{NUM_SPECIES} test id\(s\) have no row",
+    ),
+    "training recording": (
+        lambda f: pd.concat([f, f.iloc[:1].assign(Id=0)]),
+        r"ids that are not in the test set: '0'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:2]]), r"2 duplicate row\(s\)"),
     "old three-column format": (
         lambda f: pd.DataFrame({"rec_id": f.Id // 100, "species": f.Id % 100, "probability": 0}),
-        r"missing column\(s\) 'Id', 'Probability'"),
-    "lower-case header": (lambda f: f.rename(columns={"Probability": "probability"}),
-                          r"missing column\(s\) 'Probability'"),
-    "empty value": (lambda f: f.assign(Probability=[None] + [0.5] * (len(f) - 1)),
-                    r"'Probability' has 1 empty or missing value\(s\)"),
-    "not a number": (lambda f: f.astype({"Probability": object}).assign(Probability="yes"),
-                     r"'Probability' must hold finite numbers; found 'yes'"),
-    "above one": (lambda f: f.assign(Probability=1.2),
-                  r"'Probability' must hold probabilities in \[0, 1\]; found '1.2'"),
+        r"missing column\(s\) 'Id', 'Probability'",
+    ),
+    "lower-case header": (
+        lambda f: f.rename(columns={"Probability": "probability"}),
+        r"missing column\(s\) 'Probability'",
+    ),
+    "empty value": (
+        lambda f: f.assign(Probability=[None] + [0.5] * (len(f) - 1)),
+        r"'Probability' has 1 empty or missing value\(s\)",
+    ),
+    "not a number": (
+        lambda f: f.astype({"Probability": object}).assign(Probability="yes"),
+        r"'Probability' must hold finite numbers; found 'yes'",
+    ),
+    "above one": (
+        lambda f: f.assign(Probability=1.2),
+        r"'Probability' must hold probabilities in \[0, 1\]; found '1.2'",
+    ),
     "negative": (lambda f: f.assign(Probability=-0.1), r"'Probability' must hold probabilities"),
 }
 

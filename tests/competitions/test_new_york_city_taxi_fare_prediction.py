@@ -47,8 +47,10 @@ def test_layout(dirs) -> None:
     ("change", "message"),
     [
         (lambda s: s.iloc[1:], "test id(s) have no row"),
-        (lambda s: pd.concat([s, s.iloc[:1].assign(key="2030-01-01 00:00:00.1")]),
-         "not in the test set"),
+        (
+            lambda s: pd.concat([s, s.iloc[:1].assign(key="2030-01-01 00:00:00.1")]),
+            "not in the test set",
+        ),
         (lambda s: pd.concat([s, s.iloc[:1]]), "duplicate row"),
         (lambda s: s.rename(columns={"fare_amount": "fare"}), "missing column(s) 'fare_amount'"),
         (lambda s: s.assign(fare_amount=""), "empty or missing value"),

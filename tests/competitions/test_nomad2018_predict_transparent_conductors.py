@@ -81,10 +81,9 @@ def test_invalid_submissions_are_rejected(dirs, sample, tmp_path, change, messag
 def test_constant_guess_scores_the_mean_of_two_rmsles(dirs) -> None:
     """The sample guesses one value per target; its score is the mean of the two RMSLEs."""
     answers = pd.read_csv(dirs.private / "test.csv")
-    expected = np.mean([
-        np.sqrt(np.mean((np.log1p(SAMPLE_GUESS[t]) - np.log1p(answers[t])) ** 2))
-        for t in TARGETS
-    ])
+    expected = np.mean(
+        [np.sqrt(np.mean((np.log1p(SAMPLE_GUESS[t]) - np.log1p(answers[t])) ** 2)) for t in TARGETS]
+    )
     report = grade(COMP, dirs.public / "sample_submission.csv", dirs.private)
     assert report.score == round(float(expected), 5)
 

@@ -38,17 +38,24 @@ def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
 
 CASES = {
     "missing rows": (lambda f: f.iloc[1:], r"1 test id\(s\) have no row"),
-    "kaggle test id": (lambda f: pd.concat([f, f.iloc[:1].assign(image_id="Test_999")]),
-                       r"ids that are not in the test set: 'Test_999'"),
+    "kaggle test id": (
+        lambda f: pd.concat([f, f.iloc[:1].assign(image_id="Test_999")]),
+        r"ids that are not in the test set: 'Test_999'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:2]]), r"2 duplicate row\(s\)"),
-    "class missing": (lambda f: f.drop(columns="multiple_diseases"),
-                      r"missing column\(s\) 'multiple_diseases'"),
-    "label column instead": (lambda f: f[["image_id"]].assign(label="rust"),
-                             r"missing column\(s\) 'healthy', 'multiple_diseases'"),
-    "extra column": (lambda f: f.assign(combinations=0),
-                     r"unexpected column\(s\) 'combinations'"),
-    "empty value": (lambda f: f.assign(scab=[None] + list(f["scab"][1:])),
-                    r"'scab' has 1 empty or missing value\(s\)"),
+    "class missing": (
+        lambda f: f.drop(columns="multiple_diseases"),
+        r"missing column\(s\) 'multiple_diseases'",
+    ),
+    "label column instead": (
+        lambda f: f[["image_id"]].assign(label="rust"),
+        r"missing column\(s\) 'healthy', 'multiple_diseases'",
+    ),
+    "extra column": (lambda f: f.assign(combinations=0), r"unexpected column\(s\) 'combinations'"),
+    "empty value": (
+        lambda f: f.assign(scab=[None, *list(f["scab"][1:])]),
+        r"'scab' has 1 empty or missing value\(s\)",
+    ),
     "above one": (lambda f: f.assign(rust=1.01), r"'rust' must hold probabilities in \[0, 1\]"),
     "negative": (lambda f: f.assign(healthy=-1), r"'healthy' must hold probabilities"),
 }

@@ -55,8 +55,7 @@ def test_layout(dirs) -> None:
     ("change", "message"),
     [
         (lambda s: s.iloc[1:], "test id(s) have no row"),
-        (lambda s: pd.concat([s, s.iloc[:1].assign(request_id="t3_zzzz")]),
-         "not in the test set"),
+        (lambda s: pd.concat([s, s.iloc[:1].assign(request_id="t3_zzzz")]), "not in the test set"),
         (lambda s: pd.concat([s, s.iloc[:1]]), "duplicate row"),
         (lambda s: s.drop(columns=TARGET), f"missing column(s) '{TARGET}'"),
         (lambda s: s.assign(**{TARGET: ""}), "empty or missing value"),

@@ -38,17 +38,27 @@ def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
 
 CASES = {
     "missing rows": (lambda f: f.iloc[4:], r"4 test id\(s\) have no row"),
-    "unknown image": (lambda f: pd.concat([f, f.iloc[:1].assign(**{UID: "1.2.3"})]),
-                      r"ids that are not in the test set: '1.2.3'"),
+    "unknown image": (
+        lambda f: pd.concat([f, f.iloc[:1].assign(**{UID: "1.2.3"})]),
+        r"ids that are not in the test set: '1.2.3'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:1]]), r"1 duplicate row\(s\)"),
-    "graded column missing": (lambda f: f.drop(columns="CVC - Borderline"),
-                              r"missing column\(s\) 'CVC - Borderline'"),
-    "columns renamed": (lambda f: f.rename(columns=lambda c: c.replace(" - ", "_")),
-                        r"missing column\(s\) 'ETT - Abnormal'"),
-    "empty value": (lambda f: f.assign(**{"NGT - Normal": [None, *f["NGT - Normal"][1:]]}),
-                    r"'NGT - Normal' has 1 empty or missing value\(s\)"),
-    "above one": (lambda f: f.assign(**{"ETT - Normal": 3}),
-                  r"'ETT - Normal' must hold probabilities in \[0, 1\]"),
+    "graded column missing": (
+        lambda f: f.drop(columns="CVC - Borderline"),
+        r"missing column\(s\) 'CVC - Borderline'",
+    ),
+    "columns renamed": (
+        lambda f: f.rename(columns=lambda c: c.replace(" - ", "_")),
+        r"missing column\(s\) 'ETT - Abnormal'",
+    ),
+    "empty value": (
+        lambda f: f.assign(**{"NGT - Normal": [None, *f["NGT - Normal"][1:]]}),
+        r"'NGT - Normal' has 1 empty or missing value\(s\)",
+    ),
+    "above one": (
+        lambda f: f.assign(**{"ETT - Normal": 3}),
+        r"'ETT - Normal' must hold probabilities in \[0, 1\]",
+    ),
 }
 
 

@@ -42,24 +42,38 @@ def _thirds(frame: pd.DataFrame) -> pd.DataFrame:
 
 CASES = {
     "missing rows": (lambda f: f.iloc[3:], r"3 test id\(s\) have no row"),
-    "unknown id": (lambda f: pd.concat([f, f.iloc[:1].assign(id="id99999")]),
-                   r"ids that are not in the test set: 'id99999'"),
+    "unknown id": (
+        lambda f: pd.concat([f, f.iloc[:1].assign(id="id99999")]),
+        r"ids that are not in the test set: 'id99999'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:2]]), r"2 duplicate row\(s\)"),
     "author column missing": (lambda f: f.drop(columns="MWS"), r"missing column\(s\) 'MWS'"),
     "lower-case header": (lambda f: f.rename(columns={"EAP": "eap"}), r"missing column\(s\) 'EAP'"),
-    "empty value": (lambda f: f.assign(HPL=[None] + list(f.HPL[1:])),
-                    r"'HPL' has 1 empty or missing value\(s\)"),
-    "not a number": (lambda f: f.astype({"EAP": object}).assign(EAP="Poe"),
-                     r"'EAP' must hold finite numbers; found 'Poe'"),
+    "empty value": (
+        lambda f: f.assign(HPL=[None, *list(f.HPL[1:])]),
+        r"'HPL' has 1 empty or missing value\(s\)",
+    ),
+    "not a number": (
+        lambda f: f.astype({"EAP": object}).assign(EAP="Poe"),
+        r"'EAP' must hold finite numbers; found 'Poe'",
+    ),
     "infinite": (lambda f: f.assign(EAP=math.inf), r"'EAP' must hold finite numbers"),
-    "above one": (lambda f: f.assign(EAP=1.5, HPL=-0.25, MWS=-0.25),
-                  r"'EAP' must hold probabilities in \[0, 1\]; found '1.5'"),
-    "negative": (lambda f: f.assign(EAP=0.75, HPL=-0.25, MWS=0.5),
-                 r"'HPL' must hold probabilities in \[0, 1\]; found '-0.25'"),
-    "rows not summing to one": (lambda f: f.assign(EAP=0.9, HPL=0.3, MWS=0.3),
-                                r"row\(s\) have probabilities that do not sum to one"),
-    "scores instead of probabilities": (lambda f: f.assign(EAP=0.0, HPL=0.0, MWS=0.0),
-                                        r"do not sum to one .*\(sum 0\)"),
+    "above one": (
+        lambda f: f.assign(EAP=1.5, HPL=-0.25, MWS=-0.25),
+        r"'EAP' must hold probabilities in \[0, 1\]; found '1.5'",
+    ),
+    "negative": (
+        lambda f: f.assign(EAP=0.75, HPL=-0.25, MWS=0.5),
+        r"'HPL' must hold probabilities in \[0, 1\]; found '-0.25'",
+    ),
+    "rows not summing to one": (
+        lambda f: f.assign(EAP=0.9, HPL=0.3, MWS=0.3),
+        r"row\(s\) have probabilities that do not sum to one",
+    ),
+    "scores instead of probabilities": (
+        lambda f: f.assign(EAP=0.0, HPL=0.0, MWS=0.0),
+        r"do not sum to one .*\(sum 0\)",
+    ),
 }
 
 

@@ -37,13 +37,17 @@ def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
 
 CASES = {
     "missing rows": (lambda f: f.iloc[4:], r"4 test id\(s\) have no row"),
-    "unknown id": (lambda f: pd.concat([f, pd.DataFrame({"Id": [-1], "Cover_Type": [2]})]),
-                   r"ids that are not in the test set: '-1'"),
+    "unknown id": (
+        lambda f: pd.concat([f, pd.DataFrame({"Id": [-1], "Cover_Type": [2]})]),
+        r"ids that are not in the test set: '-1'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:2]]), r"2 duplicate row\(s\)"),
     "lower-case header": (lambda f: f.rename(columns={"Id": "id"}), r"missing column\(s\) 'Id'"),
     "target missing": (lambda f: f[["Id"]], r"missing column\(s\) 'Cover_Type'"),
-    "empty value": (lambda f: f.assign(Cover_Type=[None] + list(f.Cover_Type[1:])),
-                    r"'Cover_Type' has 1 empty or missing value\(s\)"),
+    "empty value": (
+        lambda f: f.assign(Cover_Type=[None, *list(f.Cover_Type[1:])]),
+        r"'Cover_Type' has 1 empty or missing value\(s\)",
+    ),
     "unknown class": (lambda f: f.assign(Cover_Type=8), r"must hold one of .*; found '8'"),
     "zero-based classes": (lambda f: f.assign(Cover_Type=0), r"must hold one of .*; found '0'"),
     "floats": (lambda f: f.assign(Cover_Type=2.0), r"must hold one of '1', '2', '3'.*found '2.0'"),

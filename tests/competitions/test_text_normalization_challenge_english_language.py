@@ -44,15 +44,23 @@ def write_and_grade(comp: Competition, frame: pd.DataFrame, dirs, tmp_path: Path
 
 CASES = {
     "missing rows": (lambda f: f.iloc[3:], r"3 test id\(s\) have no row"),
-    "unknown token": (lambda f: pd.concat([f, f.iloc[:1].assign(id="9999_0")]),
-                      r"ids that are not in the test set: '9999_0'"),
-    "ids with a dash": (lambda f: f.assign(id=f["id"].str.replace("_", "-")),
-                        r"ids that are not in the test set: '\d+-\d+'"),
+    "unknown token": (
+        lambda f: pd.concat([f, f.iloc[:1].assign(id="9999_0")]),
+        r"ids that are not in the test set: '9999_0'",
+    ),
+    "ids with a dash": (
+        lambda f: f.assign(id=f["id"].str.replace("_", "-")),
+        r"ids that are not in the test set: '\d+-\d+'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:2]]), r"2 duplicate row\(s\)"),
-    "after column missing": (lambda f: f.rename(columns={"after": "before"}),
-                             r"missing column\(s\) 'after'"),
-    "no header": (lambda f: f.set_axis(list(f.iloc[0]), axis=1).iloc[1:],
-                  r"missing column\(s\) 'id', 'after'"),
+    "after column missing": (
+        lambda f: f.rename(columns={"after": "before"}),
+        r"missing column\(s\) 'after'",
+    ),
+    "no header": (
+        lambda f: f.set_axis(list(f.iloc[0]), axis=1).iloc[1:],
+        r"missing column\(s\) 'id', 'after'",
+    ),
 }
 
 

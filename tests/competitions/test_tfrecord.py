@@ -54,13 +54,13 @@ def test_masked_crc_rotates_and_adds_the_delta() -> None:
 
 def test_parse_hand_encoded_example() -> None:
     # Example{features{feature{"id": bytes_list{"ab"}}}}, written out field by field
-    record = bytes.fromhex("0a0e" "0a0c" "0a026964" "1206" "0a04" "0a026162")
+    record = bytes.fromhex("0a0e0a0c0a02696412060a040a026162")
     assert parse_example(record) == {"id": [b"ab"]}
 
 
 def test_parse_unpacked_and_negative_int64() -> None:
     # int64_list{value: 5, value: -1} with one varint field per value (not packed)
-    int64_list = bytes.fromhex("0805" "08ffffffffffffffffff01")
+    int64_list = bytes.fromhex("080508ffffffffffffffffff01")
     feature = b"\x1a" + bytes([len(int64_list)]) + int64_list
     entry = b"\x0a\x01n" + b"\x12" + bytes([len(feature)]) + feature
     features = b"\x0a" + bytes([len(entry)]) + entry

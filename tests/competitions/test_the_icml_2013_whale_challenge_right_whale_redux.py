@@ -39,17 +39,27 @@ def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
 
 CASES = {
     "missing rows": (lambda f: f.iloc[2:], r"2 test id\(s\) have no row"),
-    "clip without extension": (lambda f: f.assign(clip=f["clip"].str.removesuffix(".aif")),
-                               r"ids that are not in the test set: '20090330_\d+_\w+_Test\d+'"),
+    "clip without extension": (
+        lambda f: f.assign(clip=f["clip"].str.removesuffix(".aif")),
+        r"ids that are not in the test set: '20090330_\d+_\w+_Test\d+'",
+    ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:1]]), r"1 duplicate row\(s\)"),
-    "probability column missing": (lambda f: f.drop(columns="probability"),
-                                   r"missing column\(s\) 'probability'"),
-    "empty value": (lambda f: f.assign(probability=[None] + [0.5] * (len(f) - 1)),
-                    r"'probability' has 1 empty or missing value\(s\)"),
-    "label words": (lambda f: f.astype({"probability": object}).assign(probability="whale"),
-                    r"'probability' must hold finite numbers; found 'whale'"),
-    "above one": (lambda f: f.assign(probability=2.0),
-                  r"'probability' must hold probabilities in \[0, 1\]; found '2.0'"),
+    "probability column missing": (
+        lambda f: f.drop(columns="probability"),
+        r"missing column\(s\) 'probability'",
+    ),
+    "empty value": (
+        lambda f: f.assign(probability=[None] + [0.5] * (len(f) - 1)),
+        r"'probability' has 1 empty or missing value\(s\)",
+    ),
+    "label words": (
+        lambda f: f.astype({"probability": object}).assign(probability="whale"),
+        r"'probability' must hold finite numbers; found 'whale'",
+    ),
+    "above one": (
+        lambda f: f.assign(probability=2.0),
+        r"'probability' must hold probabilities in \[0, 1\]; found '2.0'",
+    ),
 }
 
 

@@ -136,7 +136,8 @@ def test_binary_single_class_answers_still_graded() -> None:
 
 def test_binary_averages_over_several_columns() -> None:
     names = ["x", "y"]
-    answers, predictions = _frames(np.array([[1, 0], [0, 0]]), np.array([[0.5, 0.5], [0.5, 0.1]]),
-                                   names)
+    answers, predictions = _frames(
+        np.array([[1, 0], [0, 0]]), np.array([[0.5, 0.5], [0.5, 0.1]]), names
+    )
     expected = (math.log(2) + (math.log(2) - math.log(0.9)) / 2) / 2
     assert binary_log_loss(answers, predictions, names) == pytest.approx(expected)

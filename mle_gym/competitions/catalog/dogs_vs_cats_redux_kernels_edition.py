@@ -56,11 +56,10 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
             _train_images(archive), test_size=0.1, random_state=0
         )
         ids = list(range(1, len(test_images) + 1))
+        renamed = dict(zip(_new_names(train_images), train_images, strict=True))
+        _write_folder_and_zip(archive, renamed, public / "train")
         _write_folder_and_zip(
-            archive, dict(zip(_new_names(train_images), train_images)), public / "train"
-        )
-        _write_folder_and_zip(
-            archive, {f"{i}.jpg": m for i, m in zip(ids, test_images)}, public / "test"
+            archive, {f"{i}.jpg": m for i, m in zip(ids, test_images, strict=True)}, public / "test"
         )
 
     dog = [int("dog" in PurePosixPath(m).name) for m in test_images]

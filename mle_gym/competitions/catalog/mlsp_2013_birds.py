@@ -121,10 +121,12 @@ def _write_essential(
     labels = _relabel(contest, new_ids)
     _write_labels(essential / "rec_labels_test_hidden.txt", labels, test_ids)
     _answers(labels, test_ids).to_csv(private / "answers.csv", index=False)
-    pd.DataFrame({
-        "Id": [rec * 100 + s for rec in sorted(test_ids) for s in range(NUM_SPECIES)],
-        "Probability": 0,
-    }).to_csv(public / "sample_submission.csv", index=False)
+    pd.DataFrame(
+        {
+            "Id": [rec * 100 + s for rec in sorted(test_ids) for s in range(NUM_SPECIES)],
+            "Probability": 0,
+        }
+    ).to_csv(public / "sample_submission.csv", index=False)
     contest.copy(f"{ESSENTIAL}/species_list.txt", essential / "species_list.txt")
     return filenames["filename"], new_ids
 

@@ -37,9 +37,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     sample["fare_amount"] = SAMPLE_FARE
     sample.to_csv(public / "sample_submission.csv", index=False)
     test.to_csv(private / "test.csv", index=False)
-    shutil.copyfile(
-        raw / "GCP-Coupons-Instructions.rtf", public / "GCP-Coupons-Instructions.rtf"
-    )
+    shutil.copyfile(raw / "GCP-Coupons-Instructions.rtf", public / "GCP-Coupons-Instructions.rtf")
 
 
 STATEMENT = """\

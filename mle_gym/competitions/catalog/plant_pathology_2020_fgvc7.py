@@ -36,9 +36,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
 
     (public / "images").mkdir()
     for old in original["image_id"]:
-        shutil.copyfile(
-            raw / "images" / f"{old}.jpg", public / "images" / f"{new_names[old]}.jpg"
-        )
+        shutil.copyfile(raw / "images" / f"{old}.jpg", public / "images" / f"{new_names[old]}.jpg")
 
     sample = answers[["image_id"]].copy()
     for name in CLASSES:

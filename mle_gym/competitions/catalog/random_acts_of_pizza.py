@@ -50,8 +50,10 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     _write_json([{key: row[key] for key in test_fields} for row in test], public, "test")
 
     answers = pd.DataFrame(
-        {"request_id": [row["request_id"] for row in test],
-         TARGET: [int(row[TARGET]) for row in test]}
+        {
+            "request_id": [row["request_id"] for row in test],
+            TARGET: [int(row[TARGET]) for row in test],
+        }
     )
     answers.to_csv(private / "test.csv", index=False)
     answers.assign(**{TARGET: 0}).to_csv(public / "sampleSubmission.csv", index=False)

@@ -8,8 +8,8 @@ be; `python -m mle_gym.grading.reference_panel sklearn-digits` recomputes them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -99,7 +99,7 @@ REFERENCE_PANEL: dict[str, Callable[[], ClassifierMixin]] = {
 class _Majority(ClassifierMixin):
     """Predicts the most frequent training label: the panel's floor."""
 
-    def fit(self, x: np.ndarray, y: np.ndarray) -> "_Majority":
+    def fit(self, x: np.ndarray, y: np.ndarray) -> _Majority:
         values, counts = np.unique(y, return_counts=True)
         self.label_ = values[np.argmax(counts)]
         return self

@@ -6,6 +6,9 @@ import numpy as np
 import pandas as pd
 from sklearn import metrics as skm
 
+from mle_gym.grading.metrics import Metric
+
+
 def accuracy(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]) -> float:
     """Share of rows whose every target column matches exactly."""
     hits = np.ones(len(answers), dtype=bool)
@@ -16,9 +19,7 @@ def accuracy(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str
 
 def roc_auc(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]) -> float:
     """Area under the ROC curve, averaged over target columns (macro)."""
-    scores = [
-        skm.roc_auc_score(answers[c].to_numpy(), predictions[c].to_numpy()) for c in targets
-    ]
+    scores = [skm.roc_auc_score(answers[c].to_numpy(), predictions[c].to_numpy()) for c in targets]
     return float(np.mean(scores))
 
 

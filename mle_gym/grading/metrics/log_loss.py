@@ -38,7 +38,8 @@ def _check_rows_sum_to_one(predictions: pd.DataFrame, targets: list[str]) -> Non
     if bad.any():
         ids = predictions.drop(columns=targets).iloc[:, 0][bad]
         count = int(bad.sum())
-        shown = [f"{i!r} (sum {t:.7g})" for i, t in zip(ids.iloc[:_EXAMPLES], totals[bad])]
+        pairs = zip(ids.iloc[:_EXAMPLES], totals[bad], strict=False)
+        shown = [f"{i!r} (sum {t:.7g})" for i, t in pairs]
         more = f" and {count - len(shown)} more" if count > len(shown) else ""
         raise InvalidSubmission(
             f"{count} row(s) have probabilities that do not sum to one "
