@@ -21,11 +21,12 @@ from docker.errors import APIError, ImageNotFound, NotFound
 from pexpect.fdpexpect import fdspawn
 
 from mle_gym.sandbox import containers
-from mle_gym.sandbox.base import CommandResult, Sandbox, SandboxError, SandboxPaths, SandboxSpec
+from mle_gym.sandbox.base import CommandResult, SandboxError, SandboxPaths, SandboxSpec
 from mle_gym.sandbox.engine import connect
 from mle_gym.sandbox.gpus import GpuSpec, device_requests
 from mle_gym.sandbox.image import DEFAULT_IMAGE, OFFLINE_IMAGE
 from mle_gym.sandbox.shell import ShellSession
+from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 
 _SHELL = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
 _garbage_collected = False
@@ -47,7 +48,7 @@ def resolve_image(client: Any, tag: str | None) -> str:
     )
 
 
-class DockerSandbox(Sandbox):
+class DockerSandbox(ShellBackedSandbox):
     """A container per episode; every limit has a safe default and can be changed."""
 
     def __init__(
@@ -84,7 +85,7 @@ class DockerSandbox(Sandbox):
     def start(self, spec: SandboxSpec) -> None:
         self.stop()
         self.host_dir = Path(tempfile.mkdtemp(prefix="mle-gym-docker-"))
-        logs = self.host_dir / "logs"
+        logs = self.logs_dir = self.host_dir / "logs"
         logs.mkdir()
         logs.chmod(0o755)
         self._env = {
@@ -171,33 +172,10 @@ class DockerSandbox(Sandbox):
         if self.host_dir is not None:
             shutil.rmtree(self.host_dir, ignore_errors=True)
             self.host_dir = None
+        self.logs_dir = None
 
     # -- commands ---------------------------------------------------------------------------------
-    def run(
-        self,
-        command: str,
-        timeout: float,
-        *,
-        max_output_chars: int = 20_000,
-        log_name: str | None = None,
-        capture_bytes: int | None = None,
-    ) -> CommandResult:
-        if self.shell is None or self.host_dir is None:
-            raise RuntimeError("the sandbox is not started")
-        if log_name is None:
-            result = self.shell.run(
-                command, timeout, max_output_chars=max_output_chars, capture_bytes=capture_bytes
-            )
-        else:
-            with open(self.host_dir / "logs" / log_name, "wb") as log_file:
-                result = self.shell.run(
-                    command,
-                    timeout,
-                    max_output_chars=max_output_chars,
-                    log=log_file,
-                    log_hint=f"{self.paths.logs}/{log_name}",
-                    capture_bytes=capture_bytes,
-                )
+    def _after_run(self, result: CommandResult) -> CommandResult:
         self._note_oom(result)
         if result.timed_out and self._pids_exhausted():
             self._restart()

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pexpect
 
-from mle_gym.sandbox.base import CommandResult, Sandbox, SandboxPaths, SandboxSpec
+from mle_gym.sandbox.base import SandboxPaths, SandboxSpec
 from mle_gym.sandbox.shell import ShellSession
+from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,7 @@ def _python_binds() -> list[str]:
     return args
 
 
-class LocalSandbox(Sandbox):
+class LocalSandbox(ShellBackedSandbox):
     """Runs the agent's shell on this machine; `isolation` is "auto", "bwrap" or "none"."""
 
     def __init__(self, isolation: str = "auto") -> None:
@@ -111,6 +112,7 @@ class LocalSandbox(Sandbox):
         self.root = Path(tempfile.mkdtemp(prefix="mle-gym-episode-"))
         for name in ("code", "submission", "logs", "home"):
             (self.root / name).mkdir()
+        self.logs_dir = self.root / "logs"
         if self.isolated:
             self.paths = SandboxPaths()
             argv = self._bwrap_argv(spec)
@@ -219,33 +221,9 @@ class LocalSandbox(Sandbox):
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
+        self.logs_dir = None
 
     # -- commands ----------------------------------------------------------------------------
-    def run(
-        self,
-        command: str,
-        timeout: float,
-        *,
-        max_output_chars: int = 20_000,
-        log_name: str | None = None,
-        capture_bytes: int | None = None,
-    ) -> CommandResult:
-        if self.shell is None or self.root is None:
-            raise RuntimeError("the sandbox is not started")
-        if log_name is None:
-            return self.shell.run(
-                command, timeout, max_output_chars=max_output_chars, capture_bytes=capture_bytes
-            )
-        with open(self.root / "logs" / log_name, "wb") as log_file:
-            return self.shell.run(
-                command,
-                timeout,
-                max_output_chars=max_output_chars,
-                log=log_file,
-                log_hint=f"{self.paths.logs}/{log_name}",
-                capture_bytes=capture_bytes,
-            )
-
     def describe(self) -> dict:
         return {"backend": "local", "isolation": "bwrap" if self.isolated else "none"}
 
