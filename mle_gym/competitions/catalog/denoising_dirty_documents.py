@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from PIL import Image
 from sklearn.model_selection import train_test_split
 
 from mle_gym.competitions.spec import (
@@ -22,6 +21,12 @@ from mle_gym.competitions.spec import (
 
 def pixel_table(image: Path) -> pd.DataFrame:
     """One row per pixel, row-major: id `<image>_<row>_<col>` (1-based), intensity in [0, 1]."""
+    try:  # only preparing this competition needs Pillow, so it is an extra
+        from PIL import Image
+    except ImportError:
+        raise ImportError(
+            "preparing denoising-dirty-documents reads images: pip install 'mle-gym[images]'"
+        ) from None
     values = np.asarray(Image.open(image).convert("L")) / 255.0
     rows, cols = values.shape
     ids = [f"{image.stem}_{r}_{c}" for r in range(1, rows + 1) for c in range(1, cols + 1)]
