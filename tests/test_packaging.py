@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-OPTIONAL = ["PIL", "kaggle", "ray", "aide", "minisweagent", "openhands", "torch", "pytest"]
+OPTIONAL = ["PIL", "kaggle", "ray", "aide", "minisweagent", "openhands"]
 
 
 def test_import_and_registry_need_no_optional_package() -> None:
