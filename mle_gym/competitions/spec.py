@@ -106,8 +106,6 @@ class Competition:
     #: For competitions without a human leaderboard: named factories of scikit-learn style
     #: models whose scores form the leaderboard (see `mle_gym.grading.reference_panel`).
     reference_panel: dict[str, Callable[[], Any]] | None = None
-    #: Approximate size of the Kaggle download, shown before downloading.
-    download_bytes: int | None = None
 
     @property
     def env_id(self) -> str:

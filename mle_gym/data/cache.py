@@ -39,6 +39,11 @@ class CompetitionDirs:
         return self.root / "private"
 
     @property
+    def download(self) -> Path:
+        """Where a Kaggle download lands (and resumes) until it is unpacked into raw/."""
+        return self.root / "download"
+
+    @property
     def marker(self) -> Path:
         return self.root / MARKER
 

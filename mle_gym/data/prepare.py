@@ -21,6 +21,7 @@ from mle_gym.competitions.spec import Competition
 from mle_gym.data import kaggle_download
 from mle_gym.data.cache import CompetitionDirs
 from mle_gym.data.checksums import Mismatch, verify
+from mle_gym.data.kaggle_download import ProgressFn
 
 Log = Callable[[str], None]
 
@@ -55,7 +56,26 @@ def _unpack_download(comp: Competition, folder: Path) -> None:
         archive.unlink()
 
 
-def _fill_raw(comp: Competition, dirs: CompetitionDirs, source: Path | None, log: Log) -> None:
+def _download(
+    comp: Competition, dirs: CompetitionDirs, log: Log, on_progress: ProgressFn | None
+) -> Path:
+    """The competition's Kaggle archive, in a directory kept until it is unpacked, so that an
+    interrupted download resumes on the next run."""
+    if not kaggle_download.credentials_present():
+        raise kaggle_download.KaggleUnavailable(kaggle_download.how_to_get_data(comp.id))
+    size = kaggle_download.listed_size(comp.id)
+    shown = f" ({size / 1e9:,.2f} GB of files)" if size else ""
+    log(f"downloading {comp.id} from Kaggle{shown}; an interrupted download resumes when rerun")
+    return kaggle_download.download(comp.id, dirs.download, size, on_progress)
+
+
+def _fill_raw(
+    comp: Competition,
+    dirs: CompetitionDirs,
+    source: Path | None,
+    log: Log,
+    on_progress: ProgressFn | None,
+) -> None:
     staging = Path(tempfile.mkdtemp(prefix=".raw-", dir=dirs.root))
     try:
         if source is not None:
@@ -72,11 +92,10 @@ def _fill_raw(comp: Competition, dirs: CompetitionDirs, source: Path | None, log
             log(f"building the raw files of {comp.id} from its bundled source")
             comp.fetch_raw(staging)
         else:
-            if not kaggle_download.credentials_present():
-                raise kaggle_download.KaggleUnavailable(kaggle_download.how_to_get_data(comp.id))
-            size = f" (about {comp.download_bytes / 1e6:,.1f} MB)" if comp.download_bytes else ""
-            log(f"downloading {comp.id} from Kaggle{size}")
-            kaggle_download.download(comp.id, staging)
+            archive = _download(comp, dirs, log, on_progress)
+            log(f"extracting {archive.name}")
+            with zipfile.ZipFile(archive) as zf:
+                zf.extractall(staging)
         _unpack_download(comp, staging)
         if not _raw_complete(comp, staging):
             missing = [n for n in comp.raw_files if not any(staging.glob(n))]
@@ -85,6 +104,7 @@ def _fill_raw(comp: Competition, dirs: CompetitionDirs, source: Path | None, log
             )
         shutil.rmtree(dirs.raw, ignore_errors=True)
         os.replace(staging, dirs.raw)
+        shutil.rmtree(dirs.download, ignore_errors=True)  # unpacked into raw/ now
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -108,6 +128,7 @@ def prepare(
     force: bool = False,
     root: Path | None = None,
     log: Log = lambda _msg: None,
+    on_progress: ProgressFn | None = None,
 ) -> PrepareResult:
     """Prepare `comp` into the cache (reusing a finished preparation unless `force`)."""
     dirs = CompetitionDirs.of(comp.id, root)
@@ -116,7 +137,7 @@ def prepare(
         return PrepareResult(dirs, checked=record.get("checksums_checked", False), reused=True)
     dirs.root.mkdir(parents=True, exist_ok=True)
     if source is not None or not _raw_complete(comp, dirs.raw):
-        _fill_raw(comp, dirs, source, log)
+        _fill_raw(comp, dirs, source, log, on_progress)
 
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=dirs.root))
     try:

@@ -99,5 +99,4 @@ COMPETITION = Competition(
         },
         private={"test.csv": "1cb99c65efecaba968128577722a83ef"},
     ),
-    download_bytes=306_000,
 )
