@@ -105,7 +105,7 @@ empty strings.
 
 ## Metric
 Accuracy: the share of test tokens whose predicted string equals the expected one
-exactly (case, spacing and punctuation included; surrounding whitespace is ignored).
+exactly (case, spacing and punctuation included, as written in the file).
 As in MLE-bench, the spellings pandas reads as a missing value (an empty cell, `NA`,
 `N/A`, `None`, `null`, `nan`, ...) all count as the same value. Higher is better.
 
