@@ -138,3 +138,30 @@ def test_without_bwrap_warns_loudly(tmp_path: Path) -> None:
         assert box.run("echo $MLE_GYM_SEED; pwd", 10).output.split()[-1] == box.paths.code
     finally:
         box.stop()
+
+
+def test_sigkilled_host_leaves_no_sandbox_process(tmp_path: Path) -> None:
+    require_bwrap()
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from mle_gym.sandbox import LocalSandbox, SandboxSpec\n"
+        "box = LocalSandbox(isolation='bwrap')\n"
+        f"box.start(SandboxSpec(Path({str(tmp_path)!r})))\n"
+        "box.run('sleep 4711 & sleep 4712 & disown -a', 10)\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    import sys
+
+    host = subprocess.Popen(
+        [sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert host.stdout.readline().strip() == "ready"
+    assert "sleep 4711" in _host_processes("sleep 471")
+    host.kill()
+    host.wait(timeout=10)
+    deadline = time.monotonic() + 10
+    while "sleep 471" in _host_processes("sleep 471") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert "sleep 471" not in _host_processes("sleep 471")
