@@ -1,8 +1,15 @@
-"""Policies by name, for `mle-gym run --policy NAME` and the batch runner."""
+"""Policies by name, for `mle-gym run --policy NAME` and the batch runner.
+
+Each factory imports its policy when called, so a scaffold's optional extra is only needed
+when that scaffold is asked for. LLM policies take `base_url`, `model` and `api_key` (from
+`--base-url/--model/--api-key`), falling back to OPENAI_BASE_URL, MLE_GYM_MODEL and
+OPENAI_API_KEY.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mle_gym.runner import Policy
 
@@ -13,9 +20,52 @@ def _scripted(**_options: Any) -> Policy:
     return ScriptedTabularPolicy()
 
 
+def _llm(**options: Any) -> Policy:
+    from baselines.llm_agent import LLMAgentPolicy
+
+    return LLMAgentPolicy(**options)
+
+
+class MissingExtra(RuntimeError):
+    """A scaffold's optional packages are not installed in this interpreter."""
+
+
+def _missing(name: str, extra: str, exc: ImportError, note: str = "") -> MissingExtra:
+    return MissingExtra(f"the {name} policy needs the {extra!r} extra ({exc}): "
+                        f"pip install 'mle-gym[{extra}]'{note}; see docs/agents.md")
+
+
+def _mini_swe_agent(**options: Any) -> Policy:
+    try:
+        from baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
+    except ImportError as exc:
+        raise _missing("mini-swe-agent", "mini-swe-agent", exc) from exc
+    return MiniSweAgentPolicy(**options)
+
+
+def _aide(**options: Any) -> Policy:
+    try:
+        from baselines.scaffolds.aide import AidePolicy
+    except ImportError as exc:
+        raise _missing("aide", "aide", exc, " && pip install --no-deps aideml==0.2.2") from exc
+    return AidePolicy(**options)
+
+
+def _openhands(**options: Any) -> Policy:
+    try:
+        from baselines.scaffolds.openhands import OpenHandsPolicy
+    except ImportError as exc:
+        raise _missing("openhands", "openhands", exc, " in Python >= 3.12") from exc
+    return OpenHandsPolicy(**options)
+
+
 #: name -> factory taking the policy's options (endpoint, model, ...) as keyword arguments.
 POLICIES: dict[str, Callable[..., Policy]] = {
     "scripted": _scripted,
+    "llm": _llm,
+    "mini-swe-agent": _mini_swe_agent,
+    "aide": _aide,
+    "openhands": _openhands,
 }
 
 

@@ -5,6 +5,7 @@ Importing the package registers `mle/<id>-v0` for every competition, so
 """
 
 from mle_gym.envs.registration import register_all
+from mle_gym.runner import run_episode as run_episode
 
 __version__ = "0.1.0"
 

@@ -25,6 +25,8 @@ class Step:
     terminated: bool
     truncated: bool
     info: dict[str, Any]
+    #: What the policy reported about choosing this action (e.g. LLM tokens and cost).
+    policy_info: dict[str, Any] | None = None
 
 
 @dataclass
@@ -55,8 +57,9 @@ def run_episode(
     done = False
     while not done:
         action = policy.act(observation, info)
+        policy_info = getattr(policy, "last_step_info", None)
         observation, reward, terminated, truncated, info = env.step(action)
-        step = Step(action, observation, float(reward), terminated, truncated, info)
+        step = Step(action, observation, float(reward), terminated, truncated, info, policy_info)
         episode.steps.append(step)
         if on_step is not None:
             on_step(step)

@@ -1,0 +1,103 @@
+"""A small chat-completions client over plain HTTP, with bounded retries.
+
+Plain `requests` (installed with mle_gym, through the Docker SDK) rather than the `openai`
+package: the agent needs one endpoint and one JSON shape, and keeping the baseline free of
+extra dependencies means it runs wherever mle_gym does. Servers that add fields (usage cost,
+reasoning) or ignore ours work too.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+
+from baselines.llm_agent.endpoint import Endpoint
+
+#: HTTP statuses worth another attempt: timeouts, rate limits and server-side failures.
+RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
+
+
+class EndpointError(RuntimeError):
+    """The endpoint refused the request, or gave no usable answer within the retry bound."""
+
+
+@dataclass
+class Completion:
+    """One assistant reply and what it cost."""
+
+    message: dict[str, Any]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    seconds: float = 0.0
+    attempts: int = 1
+    raw_usage: dict[str, Any] = field(default_factory=dict)
+
+
+class ChatClient:
+    """POST /chat/completions with retries on connection errors, 408/409/429 and 5xx."""
+
+    def __init__(self, endpoint: Endpoint, *, max_retries: int = 4, backoff: float = 2.0,
+                 max_backoff: float = 30.0, request_timeout: float = 600.0) -> None:
+        self.endpoint = endpoint
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.request_timeout = request_timeout
+        self._session = requests.Session()
+
+    def complete(self, messages: list[dict[str, Any]], *, tools: list[dict] | None = None,
+                 **params: Any) -> Completion:
+        body: dict[str, Any] = {"model": self.endpoint.model, "messages": messages, **params}
+        if tools:
+            body["tools"] = tools
+        started = time.monotonic()
+        attempts = 0
+        last_error = ""
+        while attempts <= self.max_retries:
+            if attempts:
+                time.sleep(min(self.max_backoff, self.backoff * 2 ** (attempts - 1)))
+            attempts += 1
+            try:
+                response = self._session.post(
+                    self.endpoint.chat_url, json=body, timeout=self.request_timeout,
+                    headers={"Authorization": f"Bearer {self.endpoint.api_key}"},
+                )
+            except requests.RequestException as exc:
+                last_error = f"{type(exc).__name__}: {exc}"
+                continue
+            if response.status_code in RETRY_STATUSES:
+                last_error = f"HTTP {response.status_code}: {response.text[:500]}"
+                continue
+            if response.status_code != 200:
+                raise EndpointError(
+                    f"{self.endpoint.chat_url} refused the request: HTTP "
+                    f"{response.status_code}: {response.text[:1000]}"
+                )
+            return _parse(response, time.monotonic() - started, attempts)
+        raise EndpointError(
+            f"{self.endpoint.chat_url}: no answer after {attempts} attempts; last error: "
+            f"{last_error}"
+        )
+
+
+def _parse(response: requests.Response, seconds: float, attempts: int) -> Completion:
+    try:
+        data = response.json()
+        message = data["choices"][0]["message"]
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise EndpointError(f"malformed chat completion: {response.text[:500]}") from exc
+    usage = data.get("usage") or {}
+    cost = usage.get("cost")
+    return Completion(
+        message=message,
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+        cost=float(cost) if isinstance(cost, (int, float)) else None,
+        seconds=seconds,
+        attempts=attempts,
+        raw_usage=usage,
+    )
