@@ -2,36 +2,18 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
-from mle_gym.data import prepare
-from mle_gym.grading import grade
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, assert_scores_like_the_sample, grade_frame
 
 COMP = get_competition("aptos2019-blindness-detection")
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("aptos-raw")
-    generator_for(COMP).make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("aptos-cache")).dirs
 
 
 @pytest.fixture
 def answers(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.private / "test.csv", dtype=str)
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 def _with_first(frame: pd.DataFrame, value: str | None) -> pd.DataFrame:
@@ -59,22 +41,21 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, answers, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(answers), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(answers), tmp_path), reason)
 
 
 @pytest.mark.parametrize("grade_value", ["0", "2", "4"])
 def test_constant_grade_scores_zero_like_the_sample(grade_value, answers, dirs, tmp_path) -> None:
     # one predicted grade makes the observed table equal its chance expectation: kappa = 0
-    assert COMP.sample_score == 0.0
-    assert grade(COMP, dirs.public / "sample_submission.csv", dirs.private).score == 0.0
-    assert _grade(answers.assign(diagnosis=grade_value), dirs, tmp_path).score == 0.0
+    constant = answers.assign(diagnosis=grade_value)
+    assert_scores_like_the_sample(
+        COMP, dirs, constant, tmp_path, sample_file="sample_submission.csv", score=0.0
+    )
 
 
 def test_rows_in_any_order_score_the_same(answers, dirs, tmp_path) -> None:
     shuffled = answers.sample(frac=1, random_state=0)
-    assert _grade(shuffled, dirs, tmp_path).score == 1.0
+    assert grade_frame(COMP, dirs.private, shuffled, tmp_path).score == 1.0
 
 
 def test_images_follow_the_split(answers, dirs) -> None:

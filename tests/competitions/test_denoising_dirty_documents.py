@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,29 +10,15 @@ import pytest
 from PIL import Image
 
 from mle_gym.competitions import get_competition
-from mle_gym.data import prepare
 from mle_gym.grading import grade
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, grade_frame
 
 COMP = get_competition("denoising-dirty-documents")
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("denoising-raw")
-    generator_for(COMP).make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("denoising-cache")).dirs
 
 
 @pytest.fixture
 def answers(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.private / "answers.csv")
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 CASES = {
@@ -65,9 +49,7 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, answers, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(answers), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(answers), tmp_path), reason)
 
 
 def test_answers_hold_every_pixel_of_the_test_images_only(answers, dirs) -> None:
@@ -94,6 +76,6 @@ def test_sample_scores_the_rmse_of_pure_white(answers, dirs) -> None:
 
 def test_values_outside_unit_range_are_graded_like_mlebench(answers, dirs, tmp_path) -> None:
     frame = answers.sample(frac=1, random_state=0).assign(value=1.5)
-    report = _grade(frame, dirs, tmp_path)
+    report = grade_frame(COMP, dirs.private, frame, tmp_path)
     assert report.valid_submission, report.error
     assert report.score == pytest.approx(_rmse_of_constant(answers["value"], 1.5), abs=5e-6)

@@ -2,36 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
-from mle_gym.data import prepare
-from mle_gym.grading import grade
-from mle_gym.grading.report import GradeReport
-from tests.fixtures.raw.detecting_insults_in_social_commentary import make_raw
+from tests.competitions.support import assert_scores_like_the_sample, grade_frame
 
 COMP = get_competition("detecting-insults-in-social-commentary")
 
 
 @pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("raw")
-    make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("cache")).dirs
-
-
-@pytest.fixture(scope="module")
 def sample(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.public / "sample_submission_null.csv", dtype=str, keep_default_na=False)
-
-
-def _grade(private: Path, frame: pd.DataFrame, tmp_path: Path) -> GradeReport:
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, private)
 
 
 def test_layout(dirs) -> None:
@@ -65,20 +47,21 @@ def test_layout(dirs) -> None:
     ],
 )
 def test_invalid_submissions_are_rejected(dirs, sample, tmp_path, change, message) -> None:
-    report = _grade(dirs.private, change(sample.copy()), tmp_path)
+    report = grade_frame(COMP, dirs.private, change(sample.copy()), tmp_path)
     assert not report.valid_submission
     assert message in report.error
 
 
 def test_date_column_is_optional(dirs, sample, tmp_path) -> None:
-    assert _grade(dirs.private, sample.drop(columns="Date"), tmp_path).score == 0.5
+    assert grade_frame(COMP, dirs.private, sample.drop(columns="Date"), tmp_path).score == 0.5
 
 
 def test_constant_prediction_scores_the_sample_auc(dirs, sample, tmp_path) -> None:
     """MLE-bench's null sample predicts 0 everywhere; any constant has an AUC of exactly 1/2."""
-    assert COMP.sample_score == 0.5
-    assert grade(COMP, dirs.public / "sample_submission_null.csv", dirs.private).score == 0.5
-    assert _grade(dirs.private, sample.assign(Insult="0.7"), tmp_path).score == 0.5
+    constant = sample.assign(Insult="0.7")
+    assert_scores_like_the_sample(
+        COMP, dirs, constant, tmp_path, sample_file="sample_submission_null.csv", score=0.5
+    )
 
 
 def test_repeated_comments_in_the_answers_may_repeat_in_the_submission(tmp_path) -> None:
@@ -94,4 +77,4 @@ def test_repeated_comments_in_the_answers_may_repeat_in_the_submission(tmp_path)
     )
     answers.to_csv(private / "test.csv", index=False)
     submission = answers[["Insult", "Date", "Comment"]].assign(Insult=[0.9, 0.8, 0.1, 0.2])
-    assert _grade(private, submission, tmp_path).score == 1.0
+    assert grade_frame(COMP, private, submission, tmp_path).score == 1.0

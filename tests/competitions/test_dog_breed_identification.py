@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,29 +10,15 @@ import pytest
 
 from mle_gym.competitions import get_competition
 from mle_gym.competitions.catalog.dog_breed_identification import BREEDS
-from mle_gym.data import prepare
 from mle_gym.grading import grade
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, grade_frame
 
 COMP = get_competition("dog-breed-identification")
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("dogs-raw")
-    generator_for(COMP).make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("dogs-cache")).dirs
 
 
 @pytest.fixture
 def sample(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.public / "sample_submission.csv")
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 def _moved(frame: pd.DataFrame, amount: float) -> pd.DataFrame:
@@ -76,15 +60,13 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, sample, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(sample), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(sample), tmp_path), reason)
 
 
 def test_column_order_does_not_matter(sample, dirs, tmp_path) -> None:
     answers = pd.read_csv(dirs.private / "test.csv")
     shuffled = answers[["id", *reversed(BREEDS)]]
-    report = _grade(shuffled, dirs, tmp_path)
+    report = grade_frame(COMP, dirs.private, shuffled, tmp_path)
     assert report.valid_submission and report.score == 0.0 and report.gold_medal
 
 
@@ -92,9 +74,8 @@ def test_confident_answers_score_as_expected(dirs, tmp_path) -> None:
     answers = pd.read_csv(dirs.private / "test.csv")
     right = answers[list(BREEDS)].to_numpy(float)
     blend = 0.9 * right + 0.1 / len(BREEDS)
-    report = _grade(
-        pd.DataFrame(blend, columns=list(BREEDS)).assign(id=answers["id"]), dirs, tmp_path
-    )
+    frame = pd.DataFrame(blend, columns=list(BREEDS)).assign(id=answers["id"])
+    report = grade_frame(COMP, dirs.private, frame, tmp_path)
     assert report.score == pytest.approx(round(-math.log(0.9 + 0.1 / 120), 5))
     assert np.allclose(blend.sum(axis=1), 1)
 

@@ -3,37 +3,21 @@
 from __future__ import annotations
 
 import math
-import re
 import zipfile
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
-from mle_gym.data import prepare
 from mle_gym.grading import grade
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, grade_frame
 
 COMP = get_competition("dogs-vs-cats-redux-kernels-edition")
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("dvc-raw")
-    generator_for(COMP).make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("dvc-cache")).dirs
 
 
 @pytest.fixture
 def sample(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.public / "sample_submission.csv")
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 CASES = {
@@ -67,15 +51,13 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, sample, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(sample), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(sample), tmp_path), reason)
 
 
 def test_hard_labels_are_allowed_and_clipped(dirs, tmp_path) -> None:
     answers = pd.read_csv(dirs.private / "answers.csv")
     flipped = answers.assign(label=1 - answers["label"])
-    report = _grade(flipped, dirs, tmp_path)
+    report = grade_frame(COMP, dirs.private, flipped, tmp_path)
     assert report.score == pytest.approx(round(-math.log(2.0**-52), 5))
 
 

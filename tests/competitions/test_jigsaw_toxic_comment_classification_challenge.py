@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
@@ -11,20 +9,10 @@ from mle_gym.competitions import get_competition
 from mle_gym.competitions.catalog.jigsaw_toxic_comment_classification_challenge import (
     CLASSES,
 )
-from mle_gym.data import prepare
-from mle_gym.grading import grade
-from mle_gym.grading.report import GradeReport
-from tests.fixtures.raw.jigsaw_toxic_comment_classification_challenge import make_raw
+from tests.competitions.support import assert_scores_like_the_sample, grade_frame
 
 COMP = get_competition("jigsaw-toxic-comment-classification-challenge")
 LABELS = list(CLASSES)
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("raw")
-    make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("cache")).dirs
 
 
 @pytest.fixture(scope="module")
@@ -35,12 +23,6 @@ def answers(dirs) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def sample(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.public / "sample_submission.csv", dtype=str)
-
-
-def _grade(dirs, frame: pd.DataFrame, tmp_path: Path) -> GradeReport:
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 def test_layout(dirs, answers) -> None:
@@ -63,7 +45,7 @@ def test_layout(dirs, answers) -> None:
     ],
 )
 def test_invalid_submissions_are_rejected(dirs, sample, tmp_path, change, message) -> None:
-    report = _grade(dirs, change(sample.copy()), tmp_path)
+    report = grade_frame(COMP, dirs.private, change(sample.copy()), tmp_path)
     assert not report.valid_submission
     assert message in report.error
 
@@ -72,16 +54,17 @@ def test_unscored_rows_do_not_count(dirs, answers, tmp_path) -> None:
     """Exact labels on the scored rows reach 1 whatever is predicted on the others."""
     perfect = answers.astype({label: float for label in LABELS})
     perfect.loc[(answers[LABELS] == -1).all(axis=1), LABELS] = 0.99
-    assert _grade(dirs, perfect, tmp_path).score == 1.0
+    assert grade_frame(COMP, dirs.private, perfect, tmp_path).score == 1.0
 
 
 def test_scores_outside_zero_one_are_graded_like_mle_bench(dirs, sample, tmp_path) -> None:
     """MLE-bench ranks any real-valued score (it checks no range), so we do too."""
-    assert _grade(dirs, sample.assign(toxic="3.5"), tmp_path).valid_submission
+    assert grade_frame(COMP, dirs.private, sample.assign(toxic="3.5"), tmp_path).valid_submission
 
 
 def test_constant_prediction_scores_the_sample_auc(dirs, sample, tmp_path) -> None:
     """The sample predicts 0.5 for every label; a constant column has an AUC of 1/2."""
-    assert COMP.sample_score == 0.5
-    assert grade(COMP, dirs.public / "sample_submission.csv", dirs.private).score == 0.5
-    assert _grade(dirs, sample.assign(**{c: "0.1" for c in LABELS}), tmp_path).score == 0.5
+    constant = sample.assign(**{c: "0.1" for c in LABELS})
+    assert_scores_like_the_sample(
+        COMP, dirs, constant, tmp_path, sample_file="sample_submission.csv", score=0.5
+    )

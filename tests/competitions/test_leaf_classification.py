@@ -3,37 +3,21 @@
 from __future__ import annotations
 
 import math
-import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
 from mle_gym.competitions.catalog.leaf_classification import SPECIES
-from mle_gym.data import prepare
 from mle_gym.grading import grade
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, grade_frame
 
 COMP = get_competition("leaf-classification")
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("leaf-raw")
-    generator_for(COMP).make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("leaf-cache")).dirs
 
 
 @pytest.fixture
 def sample(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.public / "sample_submission.csv")
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 CASES = {
@@ -70,13 +54,11 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, sample, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(sample), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(sample), tmp_path), reason)
 
 
 def test_one_hot_answers_reach_the_zero_gold_threshold(dirs, tmp_path) -> None:
-    report = _grade(pd.read_csv(dirs.private / "test.csv"), dirs, tmp_path)
+    report = grade_frame(COMP, dirs.private, pd.read_csv(dirs.private / "test.csv"), tmp_path)
     assert report.score == 0.0 and report.gold_medal and COMP.thresholds.gold == 0.0
 
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,29 +9,14 @@ from sklearn.metrics import roc_auc_score
 
 from mle_gym.competitions import get_competition
 from mle_gym.competitions.catalog.mlsp_2013_birds import NUM_SPECIES
-from mle_gym.data import prepare
-from mle_gym.grading import grade
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, assert_scores_like_the_sample, grade_frame
 
 COMP = get_competition("mlsp-2013-birds")
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("mlsp-raw")
-    generator_for(COMP).make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("mlsp-cache")).dirs
 
 
 @pytest.fixture
 def answers(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.private / "answers.csv")
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 CASES = {
@@ -74,9 +56,7 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, answers, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(answers), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(answers), tmp_path), reason)
 
 
 def test_answers_cover_19_species_of_each_hidden_recording(answers, dirs) -> None:
@@ -90,12 +70,13 @@ def test_answers_cover_19_species_of_each_hidden_recording(answers, dirs) -> Non
 def test_auc_is_pooled_over_all_pairs(answers, dirs, tmp_path) -> None:
     scores = np.random.default_rng(0).random(len(answers))
     shuffled = answers.assign(Probability=scores).sample(frac=1, random_state=1)
-    report = _grade(shuffled, dirs, tmp_path)
+    report = grade_frame(COMP, dirs.private, shuffled, tmp_path)
     assert report.score == pytest.approx(roc_auc_score(answers["Probability"], scores), abs=5e-6)
 
 
 def test_constant_submission_scores_one_half_like_the_sample(answers, dirs, tmp_path) -> None:
     # a constant ties every pair, so its AUC is 1/2 whatever the labels: MLE-bench's sample
-    assert COMP.sample_score == 0.5
-    assert _grade(answers.assign(Probability=0.3), dirs, tmp_path).score == 0.5
-    assert grade(COMP, dirs.public / "sample_submission.csv", dirs.private).score == 0.5
+    constant = answers.assign(Probability=0.3)
+    assert_scores_like_the_sample(
+        COMP, dirs, constant, tmp_path, sample_file="sample_submission.csv", score=0.5
+    )

@@ -2,37 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
-from mle_gym.data import prepare
 from mle_gym.grading import grade
-from mle_gym.grading.report import GradeReport
-from tests.fixtures.raw.new_york_city_taxi_fare_prediction import make_raw
+from tests.competitions.support import grade_frame
 
 COMP = get_competition("new-york-city-taxi-fare-prediction")
 
 
 @pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("raw")
-    make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("cache")).dirs
-
-
-@pytest.fixture(scope="module")
 def sample(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.public / "sample_submission.csv", dtype=str)
-
-
-def _grade(dirs, frame: pd.DataFrame, tmp_path: Path) -> GradeReport:
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 def test_layout(dirs) -> None:
@@ -59,7 +42,7 @@ def test_layout(dirs) -> None:
     ],
 )
 def test_invalid_submissions_are_rejected(dirs, sample, tmp_path, change, message) -> None:
-    report = _grade(dirs, change(sample.copy()), tmp_path)
+    report = grade_frame(COMP, dirs.private, change(sample.copy()), tmp_path)
     assert not report.valid_submission
     assert message in report.error
 
@@ -74,4 +57,5 @@ def test_constant_fare_scores_its_root_mean_squared_deviation(dirs, tmp_path) ->
 
 def test_negative_fares_are_graded(dirs, sample, tmp_path) -> None:
     """RMSE has no domain restriction; MLE-bench grades any number."""
-    assert _grade(dirs, sample.assign(fare_amount="-3.5"), tmp_path).valid_submission
+    negative = sample.assign(fare_amount="-3.5")
+    assert grade_frame(COMP, dirs.private, negative, tmp_path).valid_submission

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,27 +11,11 @@ from mle_gym.competitions.catalog.nomad2018_predict_transparent_conductors impor
     SAMPLE_GUESS,
     TARGETS,
 )
-from mle_gym.data import prepare
 from mle_gym.grading import grade
-from mle_gym.grading.report import GradeReport
-from tests.fixtures.raw.nomad2018_predict_transparent_conductors import (
-    MATERIALS,
-    make_raw,
-)
+from tests.competitions.support import grade_frame
+from tests.fixtures.raw.nomad2018_predict_transparent_conductors import MATERIALS
 
 COMP = get_competition("nomad2018-predict-transparent-conductors")
-
-
-@pytest.fixture(scope="module")
-def raw(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("raw")
-    make_raw(folder)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def dirs(raw: Path, tmp_path_factory: pytest.TempPathFactory):
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("cache")).dirs
 
 
 @pytest.fixture(scope="module")
@@ -41,13 +23,7 @@ def sample(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.public / "sample_submission.csv", dtype=str)
 
 
-def _grade(dirs, frame: pd.DataFrame, tmp_path: Path) -> GradeReport:
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
-
-
-def test_ids_restart_at_one_and_geometries_follow_them(raw: Path, dirs) -> None:
+def test_ids_restart_at_one_and_geometries_follow_them(dirs) -> None:
     train = pd.read_csv(dirs.public / "train.csv")
     test = pd.read_csv(dirs.private / "test.csv")
     assert len(test) == MATERIALS // 10
@@ -73,7 +49,7 @@ def test_ids_restart_at_one_and_geometries_follow_them(raw: Path, dirs) -> None:
     ],
 )
 def test_invalid_submissions_are_rejected(dirs, sample, tmp_path, change, message) -> None:
-    report = _grade(dirs, change(sample.copy()), tmp_path)
+    report = grade_frame(COMP, dirs.private, change(sample.copy()), tmp_path)
     assert not report.valid_submission
     assert message in report.error
 
@@ -90,5 +66,5 @@ def test_constant_guess_scores_the_mean_of_two_rmsles(dirs) -> None:
 
 def test_rows_are_matched_by_id_not_by_order(dirs, tmp_path) -> None:
     answers = pd.read_csv(dirs.private / "test.csv")[["id", *TARGETS]]
-    report = _grade(dirs, answers.iloc[::-1], tmp_path)
+    report = grade_frame(COMP, dirs.private, answers.iloc[::-1], tmp_path)
     assert report.score == 0.0

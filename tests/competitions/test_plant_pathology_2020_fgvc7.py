@@ -2,38 +2,20 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pandas as pd
 import pytest
 from sklearn.model_selection import train_test_split
 
 from mle_gym.competitions import get_competition
-from mle_gym.data import prepare
-from mle_gym.grading import grade
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, assert_scores_like_the_sample, grade_frame
 
 COMP = get_competition("plant-pathology-2020-fgvc7")
 CLASSES = ["healthy", "multiple_diseases", "rust", "scab"]
 
 
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("plant-raw")
-    generator_for(COMP).make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("plant-cache")).dirs
-
-
 @pytest.fixture
 def answers(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.private / "test.csv")
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 CASES = {
@@ -64,22 +46,21 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, answers, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(answers), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(answers), tmp_path), reason)
 
 
 def test_constant_prediction_scores_half_like_the_sample(answers, dirs, tmp_path) -> None:
     # each column's AUC is 1/2 for a constant, so their mean is 1/2 too
-    assert COMP.sample_score == 0.5
-    assert grade(COMP, dirs.public / "sample_submission.csv", dirs.private).score == 0.5
-    assert _grade(answers.assign(**dict.fromkeys(CLASSES, 0.1)), dirs, tmp_path).score == 0.5
+    constant = answers.assign(**dict.fromkeys(CLASSES, 0.1))
+    assert_scores_like_the_sample(
+        COMP, dirs, constant, tmp_path, sample_file="sample_submission.csv", score=0.5
+    )
 
 
 def test_score_is_the_mean_of_column_aucs(answers, dirs, tmp_path) -> None:
     # perfect on two columns, constant on the other two
     frame = answers.assign(rust=0.5, scab=0.5)
-    assert _grade(frame, dirs, tmp_path).score == 0.75
+    assert grade_frame(COMP, dirs.private, frame, tmp_path).score == 0.75
 
 
 def test_images_are_renamed_in_split_order(answers, dirs) -> None:

@@ -4,37 +4,21 @@ from __future__ import annotations
 
 import json
 import zipfile
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
-from mle_gym.data import prepare
-from mle_gym.grading import grade
-from mle_gym.grading.report import GradeReport
-from tests.fixtures.raw.random_acts_of_pizza import TEST_FIELDS, make_raw
+from tests.competitions.support import assert_scores_like_the_sample, grade_frame
+from tests.fixtures.raw.random_acts_of_pizza import TEST_FIELDS
 
 COMP = get_competition("random-acts-of-pizza")
 TARGET = "requester_received_pizza"
 
 
 @pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("raw")
-    make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("cache")).dirs
-
-
-@pytest.fixture(scope="module")
 def sample(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.public / "sampleSubmission.csv", dtype=str)
-
-
-def _grade(dirs, frame: pd.DataFrame, tmp_path: Path) -> GradeReport:
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 def test_layout(dirs) -> None:
@@ -64,13 +48,14 @@ def test_layout(dirs) -> None:
     ],
 )
 def test_invalid_submissions_are_rejected(dirs, sample, tmp_path, change, message) -> None:
-    report = _grade(dirs, change(sample.copy()), tmp_path)
+    report = grade_frame(COMP, dirs.private, change(sample.copy()), tmp_path)
     assert not report.valid_submission
     assert message in report.error
 
 
 def test_constant_prediction_scores_the_sample_auc(dirs, sample, tmp_path) -> None:
     """MLE-bench's sample predicts 0 everywhere; any constant has an AUC of exactly 1/2."""
-    assert COMP.sample_score == 0.5
-    assert grade(COMP, dirs.public / "sampleSubmission.csv", dirs.private).score == 0.5
-    assert _grade(dirs, sample.assign(**{TARGET: "0.25"}), tmp_path).score == 0.5
+    constant = sample.assign(**{TARGET: "0.25"})
+    assert_scores_like_the_sample(
+        COMP, dirs, constant, tmp_path, sample_file="sampleSubmission.csv", score=0.5
+    )

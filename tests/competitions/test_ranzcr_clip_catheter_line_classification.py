@@ -2,38 +2,20 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
-from mle_gym.data import prepare
-from mle_gym.grading import grade
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, assert_scores_like_the_sample, grade_frame
 
 COMP = get_competition("ranzcr-clip-catheter-line-classification")
 UID = "StudyInstanceUID"
 GRADED = COMP.submission.target_names
 
 
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("ranzcr-raw")
-    generator_for(COMP).make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("ranzcr-cache")).dirs
-
-
 @pytest.fixture
 def answers(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.private / "test.csv", dtype={UID: str})
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 CASES = {
@@ -65,9 +47,7 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, answers, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(answers), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(answers), tmp_path), reason)
 
 
 def test_grades_the_nine_columns_of_the_sample(dirs) -> None:
@@ -79,17 +59,17 @@ def test_grades_the_nine_columns_of_the_sample(dirs) -> None:
 
 def test_kaggles_eleven_columns_are_accepted_extra_ones_ignored(answers, dirs, tmp_path) -> None:
     frame = answers.drop(columns="PatientID").assign(**{"CVC - Normal": 0.5})
-    report = _grade(frame, dirs, tmp_path)
+    report = grade_frame(COMP, dirs.private, frame, tmp_path)
     assert report.valid_submission and report.score == 1.0
     assert any("CVC - Normal" in w and "Swan Ganz" in w for w in report.warnings)
 
 
 def test_constant_prediction_scores_half_like_the_sample(answers, dirs, tmp_path) -> None:
     # each column's AUC is 1/2 for a constant, so their mean is 1/2 too
-    assert COMP.sample_score == 0.5
-    assert grade(COMP, dirs.public / "sample_submission.csv", dirs.private).score == 0.5
-    frame = answers[[UID]].assign(**dict.fromkeys(GRADED, 0.2))
-    assert _grade(frame, dirs, tmp_path).score == 0.5
+    constant = answers[[UID]].assign(**dict.fromkeys(GRADED, 0.2))
+    assert_scores_like_the_sample(
+        COMP, dirs, constant, tmp_path, sample_file="sample_submission.csv", score=0.5
+    )
 
 
 def test_annotations_and_images_follow_the_split(answers, dirs) -> None:

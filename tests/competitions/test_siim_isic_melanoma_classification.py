@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -10,30 +9,16 @@ import pytest
 
 from mle_gym.competitions import get_competition
 from mle_gym.competitions.tfrecord import parse_example, read_records
-from mle_gym.data import prepare
-from mle_gym.grading import grade
+from tests.competitions.support import assert_invalid, assert_scores_like_the_sample, grade_frame
 from tests.fixtures.raw import generator_for
 
 COMP = get_competition("siim-isic-melanoma-classification")
 FIXTURE = generator_for(COMP)
 
 
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("siim-raw")
-    FIXTURE.make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("siim-cache")).dirs
-
-
 @pytest.fixture
 def answers(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.private / "test.csv")
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 def _shard(path: Path) -> list[dict]:
@@ -67,16 +52,15 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, answers, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(answers), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(answers), tmp_path), reason)
 
 
 def test_constant_prediction_scores_half_like_the_sample(answers, dirs, tmp_path) -> None:
     # a constant ties every malignant lesion with every benign one: AUC = 1/2
-    assert COMP.sample_score == 0.5
-    assert grade(COMP, dirs.public / "sample_submission.csv", dirs.private).score == 0.5
-    assert _grade(answers.assign(target=0.02), dirs, tmp_path).score == 0.5
+    constant = answers.assign(target=0.02)
+    assert_scores_like_the_sample(
+        COMP, dirs, constant, tmp_path, sample_file="sample_submission.csv", score=0.5
+    )
 
 
 def test_test_set_is_the_images_of_the_two_held_out_shards(answers, dirs) -> None:

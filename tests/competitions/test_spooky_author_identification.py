@@ -3,37 +3,21 @@
 from __future__ import annotations
 
 import math
-import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
 from mle_gym.competitions.catalog.spooky_author_identification import AUTHORS, SAMPLE_PROBABILITIES
-from mle_gym.data import prepare
 from mle_gym.grading import grade
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, grade_frame
 
 COMP = get_competition("spooky-author-identification")
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("spooky-raw")
-    generator_for(COMP).make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("spooky-cache")).dirs
 
 
 @pytest.fixture
 def answers(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.private / "test.csv")
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 def _thirds(frame: pd.DataFrame) -> pd.DataFrame:
@@ -80,20 +64,18 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, answers, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(_thirds(answers)), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(_thirds(answers)), tmp_path), reason)
 
 
 def test_valid_submission_with_shuffled_rows_and_columns(answers, dirs, tmp_path) -> None:
     frame = _thirds(answers)[["MWS", "id", "HPL", "EAP"]].sample(frac=1, random_state=0)
-    report = _grade(frame, dirs, tmp_path)
+    report = grade_frame(COMP, dirs.private, frame, tmp_path)
     expected = -(answers[list(AUTHORS)] * [math.log(0.5), math.log(0.25), math.log(0.25)])
     assert report.score == pytest.approx(round(expected.sum(axis=1).mean(), 5))
 
 
 def test_row_sum_within_mlebench_tolerance_is_accepted(answers, dirs, tmp_path) -> None:
-    report = _grade(_thirds(answers).assign(EAP=0.50001), dirs, tmp_path)
+    report = grade_frame(COMP, dirs.private, _thirds(answers).assign(EAP=0.50001), tmp_path)
     assert report.valid_submission, report.error
 
 

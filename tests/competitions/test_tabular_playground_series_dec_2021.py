@@ -2,37 +2,20 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
 from mle_gym.competitions.catalog.tabular_playground_series_dec_2021 import SAMPLE_COVER_TYPE
-from mle_gym.data import prepare
 from mle_gym.grading import grade
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, grade_frame
 
 COMP = get_competition("tabular-playground-series-dec-2021")
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("tps-raw")
-    generator_for(COMP).make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("tps-cache")).dirs
 
 
 @pytest.fixture
 def answers(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.private / "test.csv")[["Id", "Cover_Type"]]
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 CASES = {
@@ -57,14 +40,12 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, answers, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(answers), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(answers), tmp_path), reason)
 
 
 def test_a_class_absent_from_the_test_split_may_still_be_predicted(answers, dirs, tmp_path):
     assert 5 not in set(answers["Cover_Type"])
-    report = _grade(answers.assign(Cover_Type=5), dirs, tmp_path)
+    report = grade_frame(COMP, dirs.private, answers.assign(Cover_Type=5), tmp_path)
     assert report.valid_submission and report.score == 0.0
 
 

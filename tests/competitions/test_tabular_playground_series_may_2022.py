@@ -2,36 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
-from mle_gym.data import prepare
-from mle_gym.grading import grade
-from mle_gym.grading.report import GradeReport
-from tests.fixtures.raw.tabular_playground_series_may_2022 import make_raw
+from tests.competitions.support import assert_scores_like_the_sample, grade_frame
 
 COMP = get_competition("tabular-playground-series-may-2022")
 
 
 @pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("raw")
-    make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("cache")).dirs
-
-
-@pytest.fixture(scope="module")
 def sample(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.public / "sample_submission.csv", dtype=str)
-
-
-def _grade(dirs, frame: pd.DataFrame, tmp_path: Path) -> GradeReport:
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 def test_split_sizes_and_renumbered_ids(dirs) -> None:
@@ -56,13 +38,14 @@ def test_split_sizes_and_renumbered_ids(dirs) -> None:
     ],
 )
 def test_invalid_submissions_are_rejected(dirs, sample, tmp_path, change, message) -> None:
-    report = _grade(dirs, change(sample.copy()), tmp_path)
+    report = grade_frame(COMP, dirs.private, change(sample.copy()), tmp_path)
     assert not report.valid_submission
     assert message in report.error
 
 
 def test_constant_prediction_scores_the_sample_auc(dirs, sample, tmp_path) -> None:
     """MLE-bench's sample predicts 0.5 everywhere; any constant has an AUC of exactly 1/2."""
-    assert COMP.sample_score == 0.5
-    assert grade(COMP, dirs.public / "sample_submission.csv", dirs.private).score == 0.5
-    assert _grade(dirs, sample.assign(target="0.9"), tmp_path).score == 0.5
+    constant = sample.assign(target="0.9")
+    assert_scores_like_the_sample(
+        COMP, dirs, constant, tmp_path, sample_file="sample_submission.csv", score=0.5
+    )

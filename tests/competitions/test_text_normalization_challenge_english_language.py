@@ -3,7 +3,6 @@ grade like MLE-bench; the sample scores the share of tokens left unchanged."""
 
 from __future__ import annotations
 
-import re
 import zipfile
 from pathlib import Path
 
@@ -12,34 +11,17 @@ import pandas as pd
 import pytest
 
 from mle_gym.competitions import Competition, get_competition
-from mle_gym.data import prepare
+from mle_gym.data import CompetitionDirs
 from mle_gym.grading import grade
 from mle_gym.grading.validation import read_as_text
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, grade_frame
 
 COMP = get_competition("text-normalization-challenge-english-language")
-
-
-def prepared(comp: Competition, tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("textnorm-raw")
-    generator_for(comp).make_raw(raw)
-    return prepare(comp, raw, root=tmp_path_factory.mktemp("textnorm-cache")).dirs
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    return prepared(COMP, tmp_path_factory)
 
 
 @pytest.fixture
 def answers(dirs) -> pd.DataFrame:
     return read_as_text(dirs.private / "answers.csv")
-
-
-def write_and_grade(comp: Competition, frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False, encoding="utf-8")
-    return grade(comp, path, dirs.private)
 
 
 CASES = {
@@ -64,24 +46,30 @@ CASES = {
 }
 
 
-def check_broken_submission(comp, case: str, answers, dirs, tmp_path) -> None:
+def check_broken_submission(
+    comp: Competition,
+    case: str,
+    answers: pd.DataFrame,
+    dirs: CompetitionDirs,
+    tmp_path: Path,
+) -> None:
     mutate, reason = CASES[case]
-    report = write_and_grade(comp, mutate(answers), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(comp, dirs.private, mutate(answers), tmp_path), reason)
 
 
-def check_exotic_strings_grade_like_mlebench(comp, answers, dirs, tmp_path) -> None:
+def check_exotic_strings_grade_like_mlebench(
+    comp: Competition, answers: pd.DataFrame, dirs: CompetitionDirs, tmp_path: Path
+) -> None:
     """The answers round-trip exactly (unicode, quotes, commas, empty cells); any pandas
     missing spelling matches an empty answer, as MLE-bench's reading makes them equal."""
     empty = answers["after"] == ""
     assert empty.any() and (~empty).any()
-    assert write_and_grade(comp, answers, dirs, tmp_path).score == 1.0
+    assert grade_frame(comp, dirs.private, answers, tmp_path).score == 1.0
     respelled = answers.assign(after=answers["after"].mask(empty, "None"))
-    assert write_and_grade(comp, respelled, dirs, tmp_path).score == 1.0
+    assert grade_frame(comp, dirs.private, respelled, tmp_path).score == 1.0
     wrong_empty = answers.assign(after=answers["after"].mask(empty, "-"))
     expected = round(1 - empty.mean(), 5)
-    assert write_and_grade(comp, wrong_empty, dirs, tmp_path).score == pytest.approx(expected)
+    assert grade_frame(comp, dirs.private, wrong_empty, tmp_path).score == pytest.approx(expected)
 
 
 def _as_mlebench_reads(frame: pd.DataFrame, column: str) -> list[str]:
@@ -89,7 +77,9 @@ def _as_mlebench_reads(frame: pd.DataFrame, column: str) -> list[str]:
     return [str(v) for v in frame[column].astype(object)]
 
 
-def check_sample_scores_unchanged_share(comp, prefix: str, dirs) -> None:
+def check_sample_scores_unchanged_share(
+    comp: Competition, prefix: str, dirs: CompetitionDirs
+) -> None:
     """The sample copies `before`, so it scores the share of test tokens whose `after`
     equals their `before`, both read as MLE-bench reads them."""
     name = f"{prefix}_test_2.csv"

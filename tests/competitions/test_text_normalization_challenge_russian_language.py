@@ -12,15 +12,9 @@ from tests.competitions.test_text_normalization_challenge_english_language impor
     check_broken_submission,
     check_exotic_strings_grade_like_mlebench,
     check_sample_scores_unchanged_share,
-    prepared,
 )
 
 COMP = get_competition("text-normalization-challenge-russian-language")
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    return prepared(COMP, tmp_path_factory)
 
 
 @pytest.fixture

@@ -12,29 +12,14 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from mle_gym.competitions import get_competition
-from mle_gym.data import prepare
-from mle_gym.grading import grade
-from tests.fixtures.raw import generator_for
+from tests.competitions.support import assert_invalid, assert_scores_like_the_sample, grade_frame
 
 COMP = get_competition("the-icml-2013-whale-challenge-right-whale-redux")
-
-
-@pytest.fixture(scope="module")
-def dirs(tmp_path_factory: pytest.TempPathFactory):
-    raw = tmp_path_factory.mktemp("whale-raw")
-    generator_for(COMP).make_raw(raw)
-    return prepare(COMP, raw, root=tmp_path_factory.mktemp("whale-cache")).dirs
 
 
 @pytest.fixture
 def answers(dirs) -> pd.DataFrame:
     return pd.read_csv(dirs.private / "test.csv")
-
-
-def _grade(frame: pd.DataFrame, dirs, tmp_path: Path):
-    path = tmp_path / "submission.csv"
-    frame.to_csv(path, index=False)
-    return grade(COMP, path, dirs.private)
 
 
 CASES = {
@@ -66,9 +51,7 @@ CASES = {
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_broken_submission_is_invalid_with_reason(case, answers, dirs, tmp_path) -> None:
     mutate, reason = CASES[case]
-    report = _grade(mutate(answers), dirs, tmp_path)
-    assert not report.valid_submission and report.score is None
-    assert re.search(reason, report.error), report.error
+    assert_invalid(grade_frame(COMP, dirs.private, mutate(answers), tmp_path), reason)
 
 
 def _clips(archive: Path) -> list[str]:
@@ -88,11 +71,12 @@ def test_first_two_days_train_last_two_test(answers, dirs) -> None:
 
 def test_auc_of_a_ranking(answers, dirs, tmp_path) -> None:
     scores = np.random.default_rng(0).random(len(answers))
-    report = _grade(answers.assign(probability=scores), dirs, tmp_path)
+    report = grade_frame(COMP, dirs.private, answers.assign(probability=scores), tmp_path)
     assert report.score == pytest.approx(roc_auc_score(answers["probability"], scores), abs=5e-6)
 
 
 def test_constant_submission_scores_one_half_like_the_sample(answers, dirs, tmp_path) -> None:
-    assert COMP.sample_score == 0.5
-    assert _grade(answers.assign(probability=0.8), dirs, tmp_path).score == 0.5
-    assert grade(COMP, dirs.public / "sampleSubmission.csv", dirs.private).score == 0.5
+    constant = answers.assign(probability=0.8)
+    assert_scores_like_the_sample(
+        COMP, dirs, constant, tmp_path, sample_file="sampleSubmission.csv", score=0.5
+    )
