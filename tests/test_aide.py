@@ -146,3 +146,16 @@ def test_cli_runs_aide(mle_home: Path) -> None:
     # the step budget ends AIDE's search; the best node's submission, copied at step 4, counts
     assert "step 4: bash" in result.stdout and "step 6: bash" in result.stdout
     assert float(result.stdout.rsplit("reward (normalized):", 1)[1].split()[0]) > 0.5
+
+
+def test_importing_the_adapter_keeps_the_host_warnings() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import warnings; original = warnings.warn\n"
+        "import baselines.scaffolds.aide\n"
+        "print(warnings.warn is original)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip() == "True", out.stderr

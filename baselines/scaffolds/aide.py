@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import openai
+import shutup
 from aide.agent import Agent
 from aide.backend import backend_openai
 from aide.interpreter import ExecutionResult
@@ -42,6 +43,10 @@ from baselines.llm_agent.endpoint import Endpoint
 from baselines.llm_agent.usage import CallRecord, Usage
 from baselines.scaffolds.common import task_statement
 from mle_gym.inversion import Bridge, EpisodeEnded, InvertedPolicy
+
+# Importing AIDE mutes every warning of the whole process (its config module replaces
+# `warnings.warn`); give the host its warnings back, e.g. "the sandbox is NOT ISOLATED".
+shutup.unmute_warnings()
 
 #: Model names AIDE sends to its own provider clients, whatever the base URL.
 PROVIDER_MODELS = re.compile(r"^(gpt-.*|o\d+(-.*)?|codex-mini-latest|claude-.*|gemini-.*)$")
