@@ -6,6 +6,7 @@ Importing the package registers `mle/<id>-v0` for every competition, so
 
 from mle_gym.envs.registration import register_all
 from mle_gym.runner import run_episode as run_episode
+from mle_gym.vector import make_vec  # noqa: F401  (mle_gym.make_vec)
 
 __version__ = "0.1.0"
 

@@ -10,6 +10,7 @@ import pytest
 
 from mle_gym.competitions import get_competition
 from mle_gym.data import prepare
+from tests.batch_support import batch_args, mle_gym
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -74,3 +75,20 @@ def backend(request: pytest.FixtureRequest) -> str:
     else:
         require_bwrap()
     return request.param
+
+
+@pytest.fixture(scope="session")
+def digits_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data cache with the demo competition prepared, shared by the batch tests."""
+    home = tmp_path_factory.mktemp("batch-cache")
+    prepare(get_competition("sklearn-digits"), root=home)
+    return home
+
+
+@pytest.fixture(scope="session")
+def local_batch(digits_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo competition, 3 seeds, scripted policy, 2 local workers: its run directory."""
+    require_bwrap()
+    run_dir = tmp_path_factory.mktemp("local-batch") / "run"
+    mle_gym(*batch_args(run_dir, "--workers", "2"), home=digits_home)
+    return run_dir

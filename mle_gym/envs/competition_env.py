@@ -155,6 +155,10 @@ class CompetitionEnv(gym.Env):
             report = self._grade()
             reward = terminal_reward(report, self.reward_mode)
             info["report"] = report.to_dict()
+            graded = self._host_dir / self.competition.submission.filename
+            if graded.is_file():
+                # the very file that was graded, on the host, until the next reset() or close()
+                info["graded_submission"] = str(graded)
             if truncated:
                 observation += (
                     "\n[The episode's budget is spent; the current submission was graded.]"

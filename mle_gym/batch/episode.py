@@ -1,0 +1,104 @@
+"""One episode of a batch, run into a directory: what a worker process does."""
+
+from __future__ import annotations
+
+import fcntl
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from mle_gym.batch.recorder import TrajectoryRecorder
+from mle_gym.batch.spec import EpisodeTask
+from mle_gym.batch.store import REPORT_FILE, RESULT_FILE, TRAJECTORY_FILE, write_json
+from mle_gym.competitions import get_competition
+from mle_gym.data import CompetitionDirs, prepare
+from mle_gym.runner import run_episode
+
+#: Report fields copied into result.json, for progress displays that read only that file.
+SUMMARY_FIELDS = (
+    "score",
+    "valid_submission",
+    "above_median",
+    "any_medal",
+    "gold_medal",
+    "silver_medal",
+    "bronze_medal",
+    "normalized_score",
+    "error",
+)
+
+
+def run_task(
+    task: EpisodeTask,
+    directory: Path,
+    *,
+    secrets: dict[str, Any] | None = None,
+    gpus: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """Run `task` with its trajectory, submission, report and result in `directory`."""
+    from baselines.registry import make_policy
+
+    comp = get_competition(task.competition_id)
+    prepare_once(task.competition_id)
+    policy = make_policy(task.policy, **task.policy_options, **(secrets or {}))
+    env = TrajectoryRecorder(
+        gym.make(comp.env_id, **with_gpus(task.env_kwargs, gpus)),
+        directory / TRAJECTORY_FILE,
+        policy,
+    )
+    started = time.monotonic()
+    try:
+        episode = run_episode(env, policy, seed=task.seed)
+        kept = env.kept_submission
+    finally:
+        env.close()
+    report = episode.report or {}
+    last = episode.steps[-1] if episode.steps else None
+    result = {
+        "competition_id": task.competition_id,
+        "seed": task.seed,
+        "steps": len(episode.steps),
+        "terminated": bool(last and last.terminated),
+        "truncated": bool(last and last.truncated),
+        "total_reward": episode.total_reward,
+        "seconds": round(time.monotonic() - started, 3),
+        "submission": kept.name if kept else None,
+        "sandbox": last.info.get("sandbox") if last else None,
+        **{name: report.get(name) for name in SUMMARY_FIELDS},
+    }
+    write_json(directory / REPORT_FILE, report)
+    write_json(directory / RESULT_FILE, result)
+    return result
+
+
+def with_gpus(env_kwargs: dict[str, Any], gpus: Sequence[str] | None) -> dict[str, Any]:
+    """The env's arguments with the devices this episode was given (docker only)."""
+    if not gpus:
+        return dict(env_kwargs)
+    if env_kwargs.get("backend", "local") != "docker":
+        raise ValueError("GPUs are passed to docker sandboxes: run with --backend docker")
+    options = {**(env_kwargs.get("sandbox_options") or {}), "gpus": list(gpus)}
+    return {**env_kwargs, "sandbox_options": options}
+
+
+def prepare_once(competition_id: str) -> None:
+    """Prepare a self-preparing competition (bundled data) once per cache, even when several
+    workers on one machine start it at the same moment."""
+    comp = get_competition(competition_id)
+    dirs = CompetitionDirs.of(comp.id)
+    if dirs.is_prepared() or comp.fetch_raw is None:
+        return
+    with _cache_lock(dirs.root.parent / f".{comp.id}.prepare.lock"):
+        prepare(comp)
+
+
+@contextmanager
+def _cache_lock(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield

@@ -1,0 +1,183 @@
+"""Runs a batch's episodes as Ray tasks on an existing Ray cluster (`--ray auto|ADDRESS`).
+
+Each episode is one task that asks Ray for the episode's CPUs, memory and GPUs, so Ray
+places as many episodes on each node as fit. On its node the task starts the same worker
+process as a local run, in a temporary directory, and returns that directory's files (the
+trajectory, submission, report, result, log), which the driver writes into the run
+directory: nodes need no shared filesystem. With GPUs, the sandbox gets exactly the devices
+Ray assigned to the task (`ray.get_gpu_ids()`).
+
+If the driver dies, Ray kills its tasks' processes outright (SIGKILL), leaving no chance to
+clean up; so each task keeps its sandboxes' workspaces inside its own temporary directory,
+with a file naming its process, and every task first removes the directories of tasks whose
+process is gone.
+
+Every node needs mle-gym installed (with the same version) and the competitions' data
+prepared in its own MLE_GYM_HOME, and, for `--backend docker`, a Docker engine with the
+agent image.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mle_gym.batch.launch import start_worker
+from mle_gym.batch.resources import EpisodeResources
+from mle_gym.batch.spec import EpisodeTask
+from mle_gym.batch.store import (
+    LOG_FILE,
+    STATUS_FILE,
+    TASK_FILE,
+    Outcome,
+    read_outcome,
+    write_json,
+)
+
+#: How long cancelled tasks get to close their sandboxes before they are killed.
+STOP_GRACE_SECONDS = 30.0
+TASK_DIR_PREFIX = "mle-gym-ray-"
+OWNER_FILE = "owner"
+
+
+def _process_identity(pid: int) -> str | None:
+    """pid and start time (so a reused pid does not pass for the owner); None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return f"{pid}:{handle.read().rsplit(')', 1)[1].split()[19]}"
+    except (OSError, IndexError):
+        return None
+
+
+def remove_orphaned_task_dirs(parent: Path) -> list[Path]:
+    """Remove the task directories under `parent` whose owning process is gone."""
+    removed = []
+    for directory in parent.glob(f"{TASK_DIR_PREFIX}*"):
+        try:
+            owner = (directory / OWNER_FILE).read_text()
+            pid = int(owner.split(":", 1)[0])
+        except (OSError, ValueError):  # not written yet, or being removed
+            continue
+        if _process_identity(pid) != owner:
+            shutil.rmtree(directory, ignore_errors=True)
+            removed.append(directory)
+    return removed
+
+
+def run_on_node(task: dict[str, Any], secrets: dict[str, Any]) -> dict[str, Any]:
+    """The body of an episode's Ray task: the worker process, and its files as bytes."""
+    import ray
+
+    gpus = [str(g) for g in ray.get_gpu_ids()]
+    with tempfile.TemporaryDirectory(prefix=TASK_DIR_PREFIX) as tmp:
+        directory = Path(tmp)
+        remove_orphaned_task_dirs(directory.parent)
+        (directory / OWNER_FILE).write_text(_process_identity(os.getpid()) or "")
+        (directory / "tmp").mkdir()
+        write_json(directory / TASK_FILE, task)
+        with open(directory / LOG_FILE, "ab") as log:
+            process = start_worker(
+                directory, log, gpus=gpus or None, secrets=secrets, tmpdir=directory / "tmp"
+            )
+            try:
+                exit_code = process.wait()
+            except BaseException:  # ray.cancel: let the worker close its sandbox first
+                process.terminate()
+                try:
+                    process.wait(STOP_GRACE_SECONDS)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                raise
+        files = {
+            p.name: p.read_bytes()
+            for p in directory.iterdir()
+            if p.is_file() and p.name not in (TASK_FILE, OWNER_FILE)
+        }
+    return {"exit_code": exit_code, "node": ray.util.get_node_ip_address(), "files": files}
+
+
+class RayScheduler:
+    """Episodes as Ray tasks; `capacity` caps how many are submitted at once (None: all)."""
+
+    name = "ray"
+    shares_host_cache = False
+
+    def __init__(
+        self,
+        address: str,
+        resources: EpisodeResources,
+        *,
+        capacity: int | None = None,
+        secrets: dict[str, Any] | None = None,
+    ) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise RuntimeError("--ray needs Ray: pip install 'mle-gym[ray]'") from None
+        self._ray = ray
+        try:
+            ray.init(address=address, log_to_driver=False, logging_level="ERROR")
+        except ConnectionError as exc:
+            raise RuntimeError(
+                f"no Ray cluster reachable at {address!r} ({exc}); start one "
+                "with `ray start --head` (see docs/batch.md)"
+            ) from None
+        self.capacity = capacity
+        self.resources = resources
+        self.secrets = secrets or {}
+        self._remote = ray.remote(max_calls=1)(run_on_node)
+        self._pending: dict[Any, tuple[EpisodeTask, Path]] = {}
+
+    def running(self) -> list[EpisodeTask]:
+        return [task for task, _ in self._pending.values()]
+
+    def start(self, task: EpisodeTask, directory: Path) -> None:
+        options: dict[str, Any] = {
+            "num_cpus": self.resources.cpus,
+            "num_gpus": self.resources.gpus,
+            "name": f"mle-gym {task.key}",
+        }
+        if self.resources.memory:
+            options["memory"] = self.resources.memory
+        ref = self._remote.options(**options).remote(task.to_dict(), self.secrets)
+        self._pending[ref] = (task, directory)
+
+    def wait(self, timeout: float) -> list[tuple[EpisodeTask, Outcome]]:
+        if not self._pending:
+            return []
+        ready, _ = self._ray.wait(
+            list(self._pending), num_returns=len(self._pending), timeout=timeout
+        )
+        ended = []
+        for ref in ready:
+            task, directory = self._pending.pop(ref)
+            ended.append((task, self._collect(ref, directory)))
+        return ended
+
+    def stop(self) -> list[EpisodeTask]:
+        """Cancel every submitted task; wait (bounded) for their workers to clean up."""
+        refs = list(self._pending)
+        for ref in refs:
+            self._ray.cancel(ref)
+        if refs:
+            self._ray.wait(refs, num_returns=len(refs), timeout=STOP_GRACE_SECONDS)
+        stopped = self.running()
+        self._pending.clear()
+        return stopped
+
+    def close(self) -> None:
+        self._ray.shutdown()
+
+    def _collect(self, ref: Any, directory: Path) -> Outcome:
+        try:
+            returned = self._ray.get(ref)
+        except self._ray.exceptions.RayError as exc:
+            return Outcome(False, f"the Ray task failed: {exc}")
+        for name, data in returned["files"].items():
+            if name != STATUS_FILE:
+                (directory / name).write_bytes(data)
+        return read_outcome(directory, returned["exit_code"], returned["node"])

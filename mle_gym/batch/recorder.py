@@ -1,0 +1,80 @@
+"""A wrapper that writes an episode to JSON Lines as it happens and keeps the graded submission."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+
+class TrajectoryRecorder(gym.Wrapper):
+    """Appends `{"event": "reset", ...}` and one `{"event": "step", ...}` line per step to
+    `path`, flushed each time, so a killed run still shows how far its episodes got. With a
+    `policy`, each step line also carries what the policy said about choosing the action
+    (`policy.last_step_info`, e.g. an LLM's tokens and cost), as `run_episode` reads it.
+
+    When an episode ends, the submission file is copied next to the trajectory: the sandbox
+    is still up until the next reset or close, and no agent command runs after the grading.
+    """
+
+    def __init__(self, env: gym.Env, path: Path, policy: Any = None) -> None:
+        super().__init__(env)
+        self.path = Path(path)
+        self.policy = policy
+        self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115  (closed in close())
+        self._episode = -1
+        self.kept_submission: Path | None = None
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict]:
+        observation, info = self.env.reset(**kwargs)
+        self._episode += 1
+        self.kept_submission = None
+        self._write(
+            {"event": "reset", "episode": self._episode, "observation": observation, "info": info}
+        )
+        return observation, info
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        started = time.monotonic()
+        policy_info = getattr(self.policy, "last_step_info", None)
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        record = {
+            "event": "step",
+            "episode": self._episode,
+            "step": info.get("step"),
+            "action": action,
+            "observation": observation,
+            "reward": reward,
+            "terminated": terminated,
+            "truncated": truncated,
+            "seconds": round(time.monotonic() - started, 3),
+            "info": info,
+        }
+        if policy_info is not None:
+            record["policy_info"] = policy_info
+        self._write(record)
+        if terminated or truncated:
+            self.kept_submission = self._keep_submission(info)
+        return observation, reward, terminated, truncated, info
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._file.close()
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        self._file.flush()
+
+    def _keep_submission(self, info: dict[str, Any]) -> Path | None:
+        graded = info.get("graded_submission")
+        if graded is None:
+            return None
+        dest = self.path.parent / Path(graded).name
+        shutil.copyfile(graded, dest)
+        return dest

@@ -1,0 +1,144 @@
+"""Runs every (competition, seed) episode of a batch that is not finished yet.
+
+Resuming is running again: finished episodes are skipped, failed and interrupted ones are
+run anew. The scheduler decides where episodes run (worker processes here, or Ray tasks);
+the listener is told what happens, for a progress display.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from mle_gym.batch.aggregate import aggregate
+from mle_gym.batch.report import write_report_files
+from mle_gym.batch.spec import BatchSpec, EpisodeTask
+from mle_gym.batch.store import Outcome, RunStore
+from mle_gym.competitions import get_competition
+from mle_gym.data import CompetitionDirs, prepare
+from mle_gym.envs import NotPrepared
+
+#: How often the listener's `tick` is called while episodes run.
+TICK_SECONDS = 0.5
+
+
+class Scheduler(Protocol):
+    name: str
+    capacity: int | None
+    shares_host_cache: bool
+
+    def start(self, task: EpisodeTask, directory: Path) -> None: ...
+
+    def running(self) -> list[EpisodeTask]: ...
+
+    def wait(self, timeout: float) -> list[tuple[EpisodeTask, Outcome]]: ...
+
+    def stop(self) -> list[EpisodeTask]: ...
+
+
+class Listener(Protocol):
+    def skipped(self, task: EpisodeTask, result: dict[str, Any] | None) -> None: ...
+
+    def started(self, task: EpisodeTask, directory: Path) -> None: ...
+
+    def finished(
+        self, task: EpisodeTask, status: dict[str, Any], result: dict[str, Any] | None
+    ) -> None: ...
+
+    def tick(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    total: int
+    skipped: int
+    done: int
+    failed: int
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0
+
+
+def run_batch(
+    spec: BatchSpec, store: RunStore, scheduler: Scheduler, listener: Listener
+) -> BatchResult:
+    """Run the unfinished episodes of `spec` into `store`; write the run's report at the end.
+
+    SIGTERM and Ctrl-C stop the running workers (their sandboxes are closed) and mark their
+    episodes failed, so the next run retries them.
+    """
+    with store.locked(), _terminate_raises():
+        store.open(spec)
+        tasks = spec.tasks()
+        if scheduler.shares_host_cache:
+            ensure_prepared(spec.competitions)
+        queue: deque[EpisodeTask] = deque()
+        for task in tasks:
+            if store.is_done(task):
+                listener.skipped(task, store.result(task))
+            else:
+                queue.append(task)
+        skipped, done, failed = len(tasks) - len(queue), 0, 0
+        try:
+            while queue or scheduler.running():
+                while queue and (
+                    scheduler.capacity is None or len(scheduler.running()) < scheduler.capacity
+                ):
+                    task = queue.popleft()
+                    directory = store.begin(task)
+                    scheduler.start(task, directory)
+                    listener.started(task, directory)
+                for task, outcome in scheduler.wait(TICK_SECONDS):
+                    status = store.finish(task, outcome)
+                    done, failed = done + outcome.ok, failed + (not outcome.ok)
+                    listener.finished(task, status, store.result(task))
+                listener.tick()
+        except BaseException:
+            for task in scheduler.stop():
+                store.finish(task, Outcome(False, "interrupted: the run was stopped"))
+            raise
+        finally:
+            write_report_files(aggregate(store.records()), store.root)
+    return BatchResult(len(tasks), skipped, done, failed)
+
+
+def ensure_prepared(competitions: tuple[str, ...]) -> None:
+    """Prepare competitions with bundled data; fail early, naming them, if others are not."""
+    missing = []
+    for competition_id in competitions:
+        comp = get_competition(competition_id)
+        if CompetitionDirs.of(comp.id).is_prepared():
+            continue
+        if comp.fetch_raw is not None:
+            prepare(comp)
+        else:
+            missing.append(comp.id)
+    if missing:
+        raise NotPrepared(
+            f"not prepared: {', '.join(missing)}. Run `mle-gym prepare ID` (Kaggle credentials) "
+            "or `mle-gym prepare ID --raw DIR_OR_ZIP` for each first."
+        )
+
+
+@contextmanager
+def _terminate_raises() -> Iterator[None]:
+    """Turn SIGTERM into SystemExit while the batch runs, so the cleanup above happens."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, _frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

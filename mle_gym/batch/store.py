@@ -1,0 +1,202 @@
+"""The run directory: one folder per episode, its status, and what resuming needs.
+
+    RUN_DIR/
+      batch.json                   settings (must match on resume) and the episodes asked for
+      report.json, report.csv      the aggregate, rewritten at the end of each run
+      episodes/<competition>/seed-<k>/
+        task.json                  what the worker ran
+        status.json                running | done | failed, attempt number, times, error
+        trajectory.jsonl           the reset and every step, one JSON object a line
+        <submission file>          the final submission, as graded
+        report.json                the grading report
+        result.json                steps, total reward, duration (written last by the worker)
+        episode.log                the worker's output
+
+Only the driver writes status.json; an episode is finished when its status says "done".
+While a run holds the directory's lock, a "running" status left by an earlier run means that
+run died, and the episode is run again.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import socket
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mle_gym.batch.spec import BatchSpec, EpisodeTask
+
+BATCH_FILE = "batch.json"
+STATUS_FILE = "status.json"
+TASK_FILE = "task.json"
+TRAJECTORY_FILE = "trajectory.jsonl"
+REPORT_FILE = "report.json"
+RESULT_FILE = "result.json"
+LOG_FILE = "episode.log"
+LOG_TAIL_CHARS = 2000
+
+
+class RunDirBusy(RuntimeError):
+    """Another process is running a batch in this directory."""
+
+
+class SettingsMismatch(RuntimeError):
+    """The run directory holds episodes of other settings (policy, env options)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a worker ended: `ok` when it exited cleanly and left its result."""
+
+    ok: bool
+    error: str | None = None
+    node: str | None = None
+
+
+@dataclass(frozen=True)
+class EpisodeRecord:
+    """A finished or attempted episode as the run directory holds it."""
+
+    competition_id: str
+    seed: int
+    state: str
+    attempt: int
+    report: dict[str, Any] | None
+    result: dict[str, Any] | None
+    error: str | None
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write atomically, so a killed process never leaves half a file."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+    tmp.write_text(json.dumps(data, indent=2, default=str))
+    os.replace(tmp, path)
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def log_tail(directory: Path) -> str:
+    path = directory / LOG_FILE
+    if not path.is_file():
+        return ""
+    with open(path, "rb") as handle:
+        handle.seek(max(0, path.stat().st_size - LOG_TAIL_CHARS))
+        return handle.read().decode(errors="replace").strip()
+
+
+def read_outcome(directory: Path, exit_code: int | None, node: str | None = None) -> Outcome:
+    """A worker's outcome from its exit code and the files it left in `directory`."""
+    if exit_code == 0 and (directory / RESULT_FILE).is_file():
+        return Outcome(True, node=node)
+    tail = log_tail(directory)
+    return Outcome(False, f"worker exited with {exit_code}" + (f":\n{tail}" if tail else ""), node)
+
+
+class RunStore:
+    """Reads and writes one run directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self.episodes = self.root / "episodes"
+
+    # -- the run as a whole -----------------------------------------------------------------
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the directory for this process; the kernel lets go if the process dies."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / ".lock", "w") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise RunDirBusy(f"another mle-gym run is using {self.root}") from None
+            yield
+
+    def open(self, spec: BatchSpec) -> None:
+        """Record the settings, or check they match those of the episodes already here."""
+        self.episodes.mkdir(parents=True, exist_ok=True)
+        batch = read_json(self.root / BATCH_FILE)
+        if batch is not None and batch["settings"] != json.loads(json.dumps(spec.settings())):
+            raise SettingsMismatch(
+                f"{self.root} holds a run with other settings ({batch['settings']}); "
+                "use another --run-dir"
+            )
+        competitions = sorted(set(batch["competitions"] if batch else ()) | set(spec.competitions))
+        seeds = sorted(set(batch["seeds"] if batch else ()) | set(spec.seeds))
+        write_json(
+            self.root / BATCH_FILE,
+            {"settings": spec.settings(), "competitions": competitions, "seeds": seeds},
+        )
+
+    # -- one episode ------------------------------------------------------------------------
+    def episode_dir(self, task: EpisodeTask) -> Path:
+        return self.episodes / task.key
+
+    def status(self, task: EpisodeTask) -> dict[str, Any] | None:
+        return read_json(self.episode_dir(task) / STATUS_FILE)
+
+    def is_done(self, task: EpisodeTask) -> bool:
+        status = self.status(task)
+        return status is not None and status["state"] == "done"
+
+    def begin(self, task: EpisodeTask) -> Path:
+        """Clear what an earlier attempt left and mark the episode running."""
+        previous = self.status(task) or {}
+        directory = self.episode_dir(task)
+        shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(parents=True)
+        write_json(directory / TASK_FILE, task.to_dict())
+        write_json(
+            directory / STATUS_FILE,
+            {
+                "state": "running",
+                "attempt": previous.get("attempt", 0) + 1,
+                "started_at": time.time(),
+                "driver": f"{socket.gethostname()}:{os.getpid()}",
+            },
+        )
+        return directory
+
+    def finish(self, task: EpisodeTask, outcome: Outcome) -> dict[str, Any]:
+        directory = self.episode_dir(task)
+        status = read_json(directory / STATUS_FILE) or {"attempt": 1}
+        status.update(
+            state="done" if outcome.ok else "failed",
+            finished_at=time.time(),
+            error=outcome.error,
+            node=outcome.node,
+        )
+        write_json(directory / STATUS_FILE, status)
+        return status
+
+    def result(self, task: EpisodeTask) -> dict[str, Any] | None:
+        return read_json(self.episode_dir(task) / RESULT_FILE)
+
+    # -- reading a run ----------------------------------------------------------------------
+    def records(self) -> list[EpisodeRecord]:
+        """Every episode that was attempted, sorted by competition then seed."""
+        found = []
+        for status_path in self.episodes.glob(f"*/seed-*/{STATUS_FILE}"):
+            directory = status_path.parent
+            status = read_json(status_path)
+            found.append(
+                EpisodeRecord(
+                    competition_id=directory.parent.name,
+                    seed=int(directory.name.removeprefix("seed-")),
+                    state=status["state"],
+                    attempt=status.get("attempt", 1),
+                    report=read_json(directory / REPORT_FILE),
+                    result=read_json(directory / RESULT_FILE),
+                    error=status.get("error"),
+                )
+            )
+        return sorted(found, key=lambda r: (r.competition_id, r.seed))
