@@ -73,8 +73,13 @@ def message_text(message: dict[str, Any]) -> str:
 class ScriptedLLMServer:
     """Serve `plan` on an ephemeral port of 127.0.0.1; use as a context manager."""
 
-    def __init__(self, plan: Plan | Sequence[Reply], *, cost_per_call: float | None = None,
-                 delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        plan: Plan | Sequence[Reply],
+        *,
+        cost_per_call: float | None = None,
+        delay: float = 0.0,
+    ) -> None:
         self.plan: Plan = plan if callable(plan) else sequence(plan)
         self.cost_per_call = cost_per_call
         self.delay = delay
@@ -106,29 +111,44 @@ class ScriptedLLMServer:
             index = len(self.requests)
         reply = self.plan(request)
         if reply.expect is not None and reply.expect not in last_text(request):
-            self.mismatches.append(f"request {index}: expected {reply.expect!r} in the last "
-                                   f"message, got {last_text(request)[-500:]!r}")
+            self.mismatches.append(
+                f"request {index}: expected {reply.expect!r} in the last "
+                f"message, got {last_text(request)[-500:]!r}"
+            )
         return index, reply
 
     def completion(self, request: dict[str, Any], index: int, reply: Reply) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             message["tool_calls"] = [
-                {"id": f"call_{index}_{i}", "type": "function",
-                 "function": {"name": name, "arguments": json.dumps(args)}}
+                {
+                    "id": f"call_{index}_{i}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
                 for i, (name, args) in enumerate(reply.tool_calls)
             ]
         prompt = len(json.dumps(request.get("messages", []))) // 4
         completion = len(json.dumps(message)) // 4
-        usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion,
-                                 "total_tokens": prompt + completion}
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
         if self.cost_per_call is not None:
             usage["cost"] = self.cost_per_call
         return {
-            "id": f"chatcmpl-{index}", "object": "chat.completion", "created": int(time.time()),
+            "id": f"chatcmpl-{index}",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": request.get("model", "scripted"),
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                }
+            ],
             "usage": usage,
         }
 
@@ -150,8 +170,17 @@ class ScriptedLLMServer:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [
-                        {"id": "scripted", "object": "model", "owned_by": "tests"}]}).encode())
+                    self._send(
+                        200,
+                        json.dumps(
+                            {
+                                "object": "list",
+                                "data": [
+                                    {"id": "scripted", "object": "model", "owned_by": "tests"}
+                                ],
+                            }
+                        ).encode(),
+                    )
                 else:
                     self._send(404, b'{"error": {"message": "not found"}}')
 
@@ -191,10 +220,16 @@ def _events(body: dict[str, Any]) -> bytes:
         delta["tool_calls"] = [{**c, "index": i} for i, c in enumerate(message["tool_calls"])]
     base = {k: body[k] for k in ("id", "created", "model")}
     chunks = [
-        {**base, "object": "chat.completion.chunk",
-         "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
-        {**base, "object": "chat.completion.chunk",
-         "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
+        {
+            **base,
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+        },
+        {
+            **base,
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+        },
         {**base, "object": "chat.completion.chunk", "choices": [], "usage": body["usage"]},
     ]
     lines = [f"data: {json.dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
@@ -205,7 +240,7 @@ def _events(body: dict[str, Any]) -> bytes:
 #: Look at the data.
 LOOK = "ls /home/data && head -n 3 /home/data/sample_submission.csv"
 #: A small generic training script; it runs on the docker image's scikit-learn 1.2 too.
-TRAIN_SCRIPT = '''\
+TRAIN_SCRIPT = """\
 import sys
 
 import pandas as pd
@@ -232,7 +267,7 @@ print(f"validation score: {model.score(x.iloc[cut:], y.iloc[cut:]):.4f}")
 model.fit(x, y)
 pd.DataFrame({id_col: test[id_col], target: model.predict(x_test)}).to_csv(out, index=False)
 print(f"wrote {len(test)} predictions to {out}")
-'''
+"""
 #: Where the plans put the script, and how they run it.
 SCRIPT_PATH = "/home/code/train.py"
 RUN = "cd /home/code && python train.py /home/data /home/submission/submission.csv"

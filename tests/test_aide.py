@@ -51,9 +51,13 @@ def aide_plan(draft: str = BUGGY) -> Any:
             output = prompt.split("# Execution output", 1)[1]
             score = re.search(r"validation score: ([0-9.]+)", output)
             buggy = "Traceback" in output or score is None
-            return tool("submit_review", is_bug=buggy, lower_is_better=False,
-                        summary="it failed" if buggy else "it ran",
-                        metric=None if buggy else float(score.group(1)))
+            return tool(
+                "submit_review",
+                is_bug=buggy,
+                lower_is_better=False,
+                summary="it failed" if buggy else "it ran",
+                metric=None if buggy else float(score.group(1)),
+            )
         if "Your previous solution had a bug" in prompt:
             assert "no_such_file.csv" in prompt  # the failing run's output reached AIDE
             return text(f"Read the right files.\n\n```python\n{TRAIN_SCRIPT}```")
@@ -71,8 +75,9 @@ def _episode(env_id: str, backend: str, policy: AidePolicy) -> mle_gym.runner.Ep
 
 
 @pytest.mark.parametrize("env_id", ["mle/sklearn-digits-v0", "mle/spaceship-titanic-v0"])
-def test_draft_debug_improve_is_graded(env_id: str, backend: str,
-                                       request: pytest.FixtureRequest) -> None:
+def test_draft_debug_improve_is_graded(
+    env_id: str, backend: str, request: pytest.FixtureRequest
+) -> None:
     request.getfixturevalue("spaceship_home" if "spaceship" in env_id else "mle_home")
     with ScriptedLLMServer(aide_plan()) as server:
         policy = AidePolicy(base_url=server.url, model="scripted-aide", steps=3, config=SEARCH)
@@ -82,13 +87,16 @@ def test_draft_debug_improve_is_graded(env_id: str, backend: str,
     assert [n["parent"] for n in tree] == [None, 0, 1]
     assert [n["is_buggy"] for n in tree] == [True, False, False]
     best = 2 if tree[2]["metric"] > tree[1]["metric"] else 1
-    copies = [s.action for s in episode.steps if isinstance(s.action, str)
-              and s.action.startswith("cp ")]
+    copies = [
+        s.action for s in episode.steps if isinstance(s.action, str) and s.action.startswith("cp ")
+    ]
     assert [c.split()[1] for c in copies] == [
-        f"/home/code/aide/{i + 1}/working/submission.csv" for i in ([1, 2] if best == 2 else [1])]
+        f"/home/code/aide/{i + 1}/working/submission.csv" for i in ([1, 2] if best == 2 else [1])
+    ]
     tools = [s.info["tool"] for s in episode.steps]
     assert tools == ["bash"] + ["create", "bash"] * 2 + ["bash"] + ["create", "bash"] + (
-        ["bash"] if best == 2 else []) + ["validate", "submit"]
+        ["bash"] if best == 2 else []
+    ) + ["validate", "submit"]
     assert "FileNotFoundError" in episode.steps[2].observation
     assert episode.steps[-2].observation == "The submission is valid."
     assert episode.report["valid_submission"] and episode.report["score"] > 0.7
@@ -106,9 +114,12 @@ def test_dead_endpoint_ends_the_episode_with_a_clear_error(mle_home: Path) -> No
         port = probe.getsockname()[1]
     policy = AidePolicy(base_url=f"http://127.0.0.1:{port}/v1", model="m", max_retries=1)
     started = time.monotonic()
-    with pytest.raises(ScaffoldError, match=rf"aide: the scaffold stopped with EndpointError: "
-                                            rf"http://127.0.0.1:{port}/v1/chat/completions: "
-                                            r"no answer after 2 attempts"):
+    with pytest.raises(
+        ScaffoldError,
+        match=rf"aide: the scaffold stopped with EndpointError: "
+        rf"http://127.0.0.1:{port}/v1/chat/completions: "
+        r"no answer after 2 attempts",
+    ):
         _episode("mle/sklearn-digits-v0", "local", policy)
     assert time.monotonic() - started < 120 and not policy.running
 
@@ -137,9 +148,26 @@ def test_cli_runs_aide(mle_home: Path) -> None:
     require_bwrap()
     with ScriptedLLMServer(aide_plan(draft=TRAIN_SCRIPT)) as server:
         result = subprocess.run(
-            [sys.executable, "-m", "mle_gym.cli", "run", "sklearn-digits", "--policy", "aide",
-             "--base-url", server.url, "--model", "scripted-aide", "--max-steps", "6"],
-            check=False, capture_output=True, text=True, timeout=240, cwd=REPO,
+            [
+                sys.executable,
+                "-m",
+                "mle_gym.cli",
+                "run",
+                "sklearn-digits",
+                "--policy",
+                "aide",
+                "--base-url",
+                server.url,
+                "--model",
+                "scripted-aide",
+                "--max-steps",
+                "6",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            cwd=REPO,
             env={**os.environ, "COLUMNS": "200"},
         )
     assert result.returncode == 0, result.stdout + result.stderr  # 0: a valid submission

@@ -33,8 +33,13 @@ def test_a_scaffold_with_its_own_loop_runs_a_graded_episode(backend: str, mle_ho
     policy = InvertedPolicy(own_loop_scaffold)
     with gym.make("mle/sklearn-digits-v0", backend=backend) as env:
         episode = mle_gym.run_episode(env, policy, seed=0)
-    assert [s.info["tool"] for s in episode.steps] == ["bash", "create", "bash", "validate",
-                                                       "submit"]
+    assert [s.info["tool"] for s in episode.steps] == [
+        "bash",
+        "create",
+        "bash",
+        "validate",
+        "submit",
+    ]
     assert episode.report["valid_submission"] and episode.total_reward > 0
     assert not policy.running
 
@@ -70,8 +75,9 @@ def test_scaffold_errors_surface_in_act(mle_home: Path) -> None:
     policy.name = "my-scaffold"
     with gym.make("mle/sklearn-digits-v0") as env, pytest.raises(ScaffoldError) as caught:
         mle_gym.run_episode(env, policy, seed=0)
-    assert str(caught.value) == ("my-scaffold: the scaffold stopped with ConnectionError: "
-                                 "LLM endpoint unreachable")
+    assert str(caught.value) == (
+        "my-scaffold: the scaffold stopped with ConnectionError: LLM endpoint unreachable"
+    )
     assert isinstance(caught.value.__cause__, ConnectionError)
     assert not policy.running
 
@@ -167,8 +173,10 @@ def test_lockstep_over_several_envs(mle_home: Path) -> None:
     finally:
         for env in envs:
             env.close()
-    assert actions == [["echo 0-0", "echo 0-1", "echo 0-2", {"tool": "submit"}],
-                       ["echo 1-0", "echo 1-1", "echo 1-2", {"tool": "submit"}]]
+    assert actions == [
+        ["echo 0-0", "echo 0-1", "echo 0-2", {"tool": "submit"}],
+        ["echo 1-0", "echo 1-1", "echo 1-2", {"tool": "submit"}],
+    ]
 
 
 def test_parallel_tool_calls_take_turns_and_get_their_own_answers(mle_home: Path) -> None:
@@ -185,8 +193,9 @@ def test_parallel_tool_calls_take_turns_and_get_their_own_answers(mle_home: Path
     policy = InvertedPolicy(scaffold)
     with gym.make("mle/sklearn-digits-v0") as env:
         episode = mle_gym.run_episode(env, policy, seed=0)
-    assert sorted(s.action for s in episode.steps[:-1]) == sorted(f"echo call-{i}"
-                                                                  for i in range(8))
+    assert sorted(s.action for s in episode.steps[:-1]) == sorted(
+        f"echo call-{i}" for i in range(8)
+    )
     assert episode.steps[-1].action == {"tool": "submit"}
 
 

@@ -49,15 +49,21 @@ def _episode(env_id: str, backend: str, policy: LLMAgentPolicy) -> mle_gym.runne
 
 
 @pytest.mark.parametrize("env_id", ["mle/sklearn-digits-v0", "mle/spaceship-titanic-v0"])
-def test_full_episode_is_graded_with_accounting(env_id: str, backend: str,
-                                                request: pytest.FixtureRequest) -> None:
+def test_full_episode_is_graded_with_accounting(
+    env_id: str, backend: str, request: pytest.FixtureRequest
+) -> None:
     request.getfixturevalue("spaceship_home" if "spaceship" in env_id else "mle_home")
     with ScriptedLLMServer(fixed_plan()) as server:
         policy = LLMAgentPolicy(base_url=server.url, model="scripted-model", api_key="k")
         episode = _episode(env_id, backend, policy)
     assert server.mismatches == []
-    assert [s.info["tool"] for s in episode.steps] == ["bash", "create", "bash", "validate",
-                                                       "submit"]
+    assert [s.info["tool"] for s in episode.steps] == [
+        "bash",
+        "create",
+        "bash",
+        "validate",
+        "submit",
+    ]
     assert episode.steps[2].info["exit_code"] == 0, episode.steps[2].observation
     assert episode.steps[-1].terminated and episode.report["valid_submission"]
     assert episode.report["score"] > 0.7 and episode.total_reward > 0
@@ -70,7 +76,14 @@ def test_full_episode_is_graded_with_accounting(env_id: str, backend: str,
     assert all(r["model"] == "scripted-model" for r in server.requests)
     assert server.requests[0]["messages"][1]["content"] == episode.first_observation
     assert {t["function"]["name"] for t in server.requests[0]["tools"]} == {
-        "bash", "view", "create", "str_replace", "insert", "validate", "submit"}
+        "bash",
+        "view",
+        "create",
+        "str_replace",
+        "insert",
+        "validate",
+        "submit",
+    }
     trajectory = policy.trajectory()
     assert trajectory["usage"]["total_tokens"] == policy.usage.total_tokens
     assert trajectory["messages"][-1]["tool_calls"][0]["function"]["name"] == "submit"
@@ -81,8 +94,9 @@ def test_dead_endpoint_ends_the_episode_with_a_clear_error(mle_home: Path) -> No
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    policy = LLMAgentPolicy(base_url=f"http://127.0.0.1:{port}/v1", model="m", max_retries=2,
-                            backoff=0.05)
+    policy = LLMAgentPolicy(
+        base_url=f"http://127.0.0.1:{port}/v1", model="m", max_retries=2, backoff=0.05
+    )
     started = time.monotonic()
     with pytest.raises(EndpointError, match=rf"127.0.0.1:{port}.*no answer after 3 attempts"):
         _episode("mle/sklearn-digits-v0", "local", policy)
@@ -113,8 +127,13 @@ def test_retries_are_bounded_and_counted(mle_home: Path) -> None:
 
 def test_malformed_calls_and_chatter_cost_no_steps(mle_home: Path) -> None:
     require_bwrap()
-    broken = Reply(tool_calls=[("bash", {"command": "echo one"}), ("rm_rf", {}),
-                               ("bash", {"command": "echo two"})])
+    broken = Reply(
+        tool_calls=[
+            ("bash", {"command": "echo one"}),
+            ("rm_rf", {}),
+            ("bash", {"command": "echo two"}),
+        ]
+    )
     plan = [
         text("Let me think about it."),
         broken,
@@ -128,8 +147,11 @@ def test_malformed_calls_and_chatter_cost_no_steps(mle_home: Path) -> None:
         episode = _episode("mle/sklearn-digits-v0", "local", policy)
     assert server.mismatches == []
     assert [s.action for s in episode.steps] == [
-        {"tool": "bash", "command": "echo one"}, {"tool": "bash", "command": "echo two"},
-        {"tool": "view", "path": "/home/data", "bogus": 1}, {"tool": "submit"}]
+        {"tool": "bash", "command": "echo one"},
+        {"tool": "bash", "command": "echo two"},
+        {"tool": "view", "path": "/home/data", "bogus": 1},
+        {"tool": "submit"},
+    ]
     # the unknown tool was answered to the model directly, within the same step
     unknown = server.requests[2]["messages"]
     assert any(m["role"] == "tool" and "unknown tool 'rm_rf'" in m["content"] for m in unknown)
@@ -159,8 +181,13 @@ def test_long_episode_keeps_the_context_within_budget(mle_home: Path) -> None:
     plan = [tool("bash", command=f"echo step-{i}; seq 1 2000") for i in range(steps)]
     plan.append(tool("submit", expect="step-13"))
     with ScriptedLLMServer(plan) as server:
-        policy = LLMAgentPolicy(base_url=server.url, model="m", recent_turns=3,
-                                old_output_chars=200, max_context_chars=40_000)
+        policy = LLMAgentPolicy(
+            base_url=server.url,
+            model="m",
+            recent_turns=3,
+            old_output_chars=200,
+            max_context_chars=40_000,
+        )
         episode = _episode("mle/sklearn-digits-v0", "local", policy)
     assert server.mismatches == [] and episode.steps[-1].terminated
     sizes = [len(json.dumps(r["messages"])) for r in server.requests]
@@ -179,9 +206,17 @@ def test_compact_shortens_old_outputs_and_file_contents() -> None:
     for i in range(6):
         args = json.dumps({"path": f"/f{i}", "file_text": "x" * 5000})
         messages += [
-            {"role": "assistant", "content": "", "tool_calls": [
-                {"id": f"c{i}", "type": "function",
-                 "function": {"name": "create", "arguments": args}}]},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": f"c{i}",
+                        "type": "function",
+                        "function": {"name": "create", "arguments": args},
+                    }
+                ],
+            },
             {"role": "tool", "tool_call_id": f"c{i}", "content": f"out{i} " + "y" * 5000},
         ]
     view = compact(messages, recent_turns=2, old_output_chars=100, max_chars=10**6)
@@ -200,7 +235,10 @@ def test_endpoint_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     policy = make_policy("llm")
     assert isinstance(policy, LLMAgentPolicy)
     assert (policy.endpoint.chat_url, policy.endpoint.model, policy.endpoint.api_key) == (
-        "http://127.0.0.1:9/v1/chat/completions", "some-model", "secret")
+        "http://127.0.0.1:9/v1/chat/completions",
+        "some-model",
+        "secret",
+    )
     assert make_policy("llm", model="other").endpoint.model == "other"
     monkeypatch.delenv("MLE_GYM_MODEL")
     with pytest.raises(ValueError, match="MLE_GYM_MODEL"):
@@ -211,9 +249,26 @@ def test_cli_runs_the_llm_policy(mle_home: Path) -> None:
     require_bwrap()
     with ScriptedLLMServer(fixed_plan()) as server:
         result = subprocess.run(
-            [sys.executable, "-m", "mle_gym.cli", "run", "sklearn-digits", "--policy", "llm",
-             "--base-url", server.url, "--model", "scripted", "--api-key", "k"],
-            check=False, capture_output=True, text=True, timeout=240, cwd=REPO,
+            [
+                sys.executable,
+                "-m",
+                "mle_gym.cli",
+                "run",
+                "sklearn-digits",
+                "--policy",
+                "llm",
+                "--base-url",
+                server.url,
+                "--model",
+                "scripted",
+                "--api-key",
+                "k",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            cwd=REPO,
             env={**os.environ, "COLUMNS": "200"},
         )
     assert result.returncode == 0, result.stdout + result.stderr

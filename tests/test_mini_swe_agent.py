@@ -46,8 +46,10 @@ def tool_plan() -> list[Reply]:
 
 def text_plan() -> list[Reply]:
     """The `mini_textbased` config: a thought and one ```mswea_bash_command block per reply."""
-    return [text(f"THOUGHT: next step.\n\n```mswea_bash_command\n{command}\n```", expect=expect)
-            for command, expect in COMMANDS]
+    return [
+        text(f"THOUGHT: next step.\n\n```mswea_bash_command\n{command}\n```", expect=expect)
+        for command, expect in COMMANDS
+    ]
 
 
 def _episode(env_id: str, backend: str, policy: MiniSweAgentPolicy) -> mle_gym.runner.Episode:
@@ -56,8 +58,7 @@ def _episode(env_id: str, backend: str, policy: MiniSweAgentPolicy) -> mle_gym.r
 
 
 def _check_graded(episode: mle_gym.runner.Episode, policy: MiniSweAgentPolicy) -> None:
-    assert [s.info["tool"] for s in episode.steps] == ["bash", "bash", "bash", "validate",
-                                                       "submit"]
+    assert [s.info["tool"] for s in episode.steps] == ["bash", "bash", "bash", "validate", "submit"]
     assert episode.steps[2].info["exit_code"] == 0, episode.steps[2].observation
     assert episode.steps[-1].terminated and episode.report["valid_submission"]
     assert episode.report["score"] > 0.7 and episode.total_reward > 0
@@ -67,8 +68,9 @@ def _check_graded(episode: mle_gym.runner.Episode, policy: MiniSweAgentPolicy) -
 
 
 @pytest.mark.parametrize("env_id", ["mle/sklearn-digits-v0", "mle/spaceship-titanic-v0"])
-def test_full_episode_with_tool_calls(env_id: str, backend: str,
-                                      request: pytest.FixtureRequest) -> None:
+def test_full_episode_with_tool_calls(
+    env_id: str, backend: str, request: pytest.FixtureRequest
+) -> None:
     request.getfixturevalue("spaceship_home" if "spaceship" in env_id else "mle_home")
     with ScriptedLLMServer(tool_plan()) as server:
         policy = MiniSweAgentPolicy(base_url=server.url, model="scripted", api_key="k")
@@ -101,19 +103,26 @@ def test_dead_endpoint_ends_the_episode_with_a_clear_error(mle_home: Path) -> No
         port = probe.getsockname()[1]
     policy = MiniSweAgentPolicy(base_url=f"http://127.0.0.1:{port}/v1", model="m", retries=2)
     started = time.monotonic()
-    with pytest.raises(ScaffoldError, match=r"mini-swe-agent: the scaffold stopped with "
-                                            r".*Connection error"):
+    with pytest.raises(
+        ScaffoldError,
+        match=r"mini-swe-agent: the scaffold stopped with "
+        r".*Connection error",
+    ):
         _episode("mle/sklearn-digits-v0", "local", policy)
     assert time.monotonic() - started < 120 and not policy.running
 
 
 def test_a_server_error_mid_episode_is_retried_by_mini_swe_agent(mle_home: Path) -> None:
     require_bwrap()
-    plan = [tool("bash", command="echo hello"), Reply(content="overloaded", status=503),
-            tool("bash", expect="hello", command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")]
+    plan = [
+        tool("bash", command="echo hello"),
+        Reply(content="overloaded", status=503),
+        tool("bash", expect="hello", command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"),
+    ]
     with ScriptedLLMServer(plan) as server:
-        policy = MiniSweAgentPolicy(base_url=server.url, model="m", retries=3,
-                                    model_kwargs={"max_retries": 0})
+        policy = MiniSweAgentPolicy(
+            base_url=server.url, model="m", retries=3, model_kwargs={"max_retries": 0}
+        )
         episode = _episode("mle/sklearn-digits-v0", "local", policy)
     assert server.mismatches == [] and len(server.requests) == 3
     assert [s.action for s in episode.steps][-1] == {"tool": "submit"}
@@ -125,9 +134,24 @@ def test_registry_and_cli(mle_home: Path) -> None:
     assert isinstance(make_policy("mini-swe-agent", model="m"), MiniSweAgentPolicy)
     with ScriptedLLMServer(tool_plan()) as server:
         result = subprocess.run(
-            [sys.executable, "-m", "mle_gym.cli", "run", "sklearn-digits", "--policy",
-             "mini-swe-agent", "--base-url", server.url, "--model", "scripted"],
-            check=False, capture_output=True, text=True, timeout=240, cwd=REPO,
+            [
+                sys.executable,
+                "-m",
+                "mle_gym.cli",
+                "run",
+                "sklearn-digits",
+                "--policy",
+                "mini-swe-agent",
+                "--base-url",
+                server.url,
+                "--model",
+                "scripted",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            cwd=REPO,
             env={**os.environ, "COLUMNS": "200"},
         )
     assert result.returncode == 0, result.stdout + result.stderr

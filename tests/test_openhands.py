@@ -22,9 +22,15 @@ from tests.llm_server import LOOK, RUN, SCRIPT_PATH, TRAIN_SCRIPT, Reply, Script
 
 pytestmark = pytest.mark.timeout(300)
 
-VENV_PYTHON = Path(os.environ.get(
-    "MLE_GYM_OPENHANDS_VENV", Path.home() / ".cache" / "mle-gym" / "venv-openhands"),
-) / "bin" / "python"
+VENV_PYTHON = (
+    Path(
+        os.environ.get(
+            "MLE_GYM_OPENHANDS_VENV", Path.home() / ".cache" / "mle-gym" / "venv-openhands"
+        ),
+    )
+    / "bin"
+    / "python"
+)
 
 #: One episode in the 3.12 interpreter; prints the trajectory as JSON on its last line.
 EPISODE = """
@@ -47,8 +53,13 @@ def openhands_plan() -> list[Reply]:
     """OpenHands' tools: `terminal`, `file_editor` (create), then `finish`."""
     return [
         tool("terminal", command=LOOK),
-        tool("file_editor", expect="sample_submission.csv", command="create", path=SCRIPT_PATH,
-             file_text=TRAIN_SCRIPT),
+        tool(
+            "file_editor",
+            expect="sample_submission.csv",
+            command="create",
+            path=SCRIPT_PATH,
+            file_text=TRAIN_SCRIPT,
+        ),
         tool("terminal", expect="File created", command=RUN),
         tool("terminal", expect="predictions to", command="echo MLE_GYM_VALIDATE"),
         tool("finish", expect="The submission is valid.", message="Submission written."),
@@ -57,22 +68,26 @@ def openhands_plan() -> list[Reply]:
 
 def run_in_venv(env_id: str, backend: str, **options: Any) -> subprocess.CompletedProcess:
     if not VENV_PYTHON.exists():
-        pytest.fail(f"no Python 3.12 venv with OpenHands at {VENV_PYTHON}: run "
-                    f"bash .ci/setup.d/agents.sh (or set MLE_GYM_OPENHANDS_VENV)")
+        pytest.fail(
+            f"no Python 3.12 venv with OpenHands at {VENV_PYTHON}: run "
+            f"bash .ci/setup.d/agents.sh (or set MLE_GYM_OPENHANDS_VENV)"
+        )
     return subprocess.run(
         [str(VENV_PYTHON), "-c", EPISODE, env_id, backend, json.dumps(options)],
-        check=False, capture_output=True, text=True, timeout=240, cwd=REPO,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=REPO,
         env={**os.environ, "PYTHONWARNINGS": "ignore"},
     )
 
 
 @pytest.mark.parametrize("env_id", ["mle/sklearn-digits-v0", "mle/spaceship-titanic-v0"])
-def test_full_episode_is_graded(env_id: str, backend: str,
-                                request: pytest.FixtureRequest) -> None:
+def test_full_episode_is_graded(env_id: str, backend: str, request: pytest.FixtureRequest) -> None:
     request.getfixturevalue("spaceship_home" if "spaceship" in env_id else "mle_home")
     with ScriptedLLMServer(openhands_plan()) as server:
-        result = run_in_venv(env_id, backend, base_url=server.url, model="scripted",
-                             api_key="k")
+        result = run_in_venv(env_id, backend, base_url=server.url, model="scripted", api_key="k")
     assert result.returncode == 0, result.stderr[-4000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert server.mismatches == []
@@ -83,8 +98,7 @@ def test_full_episode_is_graded(env_id: str, backend: str,
     assert out["events"].count("ActionEvent") == 5 and not out["running"]
     first = server.requests[0]
     assert first["model"] == "scripted"
-    assert {t["function"]["name"] for t in first["tools"]} >= {"terminal", "file_editor",
-                                                              "finish"}
+    assert {t["function"]["name"] for t in first["tools"]} >= {"terminal", "file_editor", "finish"}
     editor = next(t for t in first["tools"] if t["function"]["name"] == "file_editor")
     assert "working directory is: /home/code" in editor["function"]["description"]
 
@@ -94,30 +108,45 @@ def test_dead_endpoint_ends_the_episode_with_a_clear_error(mle_home: Path) -> No
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    result = run_in_venv("mle/sklearn-digits-v0", "local", base_url=f"http://127.0.0.1:{port}/v1",
-                         model="m", num_retries=1, retry_min_wait=1, retry_max_wait=1)
+    result = run_in_venv(
+        "mle/sklearn-digits-v0",
+        "local",
+        base_url=f"http://127.0.0.1:{port}/v1",
+        model="m",
+        num_retries=1,
+        retry_min_wait=1,
+        retry_max_wait=1,
+    )
     assert result.returncode != 0
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("mle_gym.inversion.ScaffoldError: openhands: the scaffold stopped"), (
-        result.stderr[-3000:])
+        result.stderr[-3000:]
+    )
     assert "Connection" in last or "connect" in last
 
 
 def test_unsupported_terminal_input_is_told_to_the_model(mle_home: Path) -> None:
     require_bwrap()
-    plan = [tool("terminal", command="sleep 1", is_input=True),
-            tool("file_editor", expect="each command runs to completion", command="undo_edit",
-                 path="/home/code/x.py"),
-            tool("file_editor", expect="undo_edit is not available", command="view",
-                 path="/home/nope"),
-            tool("finish", expect="Error", message="giving up")]
+    plan = [
+        tool("terminal", command="sleep 1", is_input=True),
+        tool(
+            "file_editor",
+            expect="each command runs to completion",
+            command="undo_edit",
+            path="/home/code/x.py",
+        ),
+        tool("file_editor", expect="undo_edit is not available", command="view", path="/home/nope"),
+        tool("finish", expect="Error", message="giving up"),
+    ]
     with ScriptedLLMServer(plan) as server:
         result = run_in_venv("mle/sklearn-digits-v0", "local", base_url=server.url, model="m")
     assert result.returncode == 0, result.stderr[-4000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert server.mismatches == []
-    assert [s[0] for s in out["steps"]] == [{"tool": "view", "path": "/home/nope"},
-                                            {"tool": "submit"}]
+    assert [s[0] for s in out["steps"]] == [
+        {"tool": "view", "path": "/home/nope"},
+        {"tool": "submit"},
+    ]
     assert not out["report"]["valid_submission"]
 
 
@@ -125,17 +154,47 @@ def test_the_cli_in_the_venv_and_a_clear_error_elsewhere(mle_home: Path) -> None
     require_bwrap()
     with ScriptedLLMServer(openhands_plan()) as server:
         result = subprocess.run(
-            [str(VENV_PYTHON), "-m", "mle_gym.cli", "run", "sklearn-digits", "--policy",
-             "openhands", "--base-url", server.url, "--model", "scripted"],
-            check=False, capture_output=True, text=True, timeout=240, cwd=REPO,
-            env={**os.environ, "COLUMNS": "200", "PYTHONWARNINGS": "ignore"})
+            [
+                str(VENV_PYTHON),
+                "-m",
+                "mle_gym.cli",
+                "run",
+                "sklearn-digits",
+                "--policy",
+                "openhands",
+                "--base-url",
+                server.url,
+                "--model",
+                "scripted",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=240,
+            cwd=REPO,
+            env={**os.environ, "COLUMNS": "200", "PYTHONWARNINGS": "ignore"},
+        )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "step 5: submit" in result.stdout and server.mismatches == []
     if sys.version_info < (3, 12):  # this interpreter: the policy says what it needs
         result = subprocess.run(
-            [sys.executable, "-m", "mle_gym.cli", "run", "sklearn-digits", "--policy",
-             "openhands", "--model", "m"],
-            check=False, capture_output=True, text=True, timeout=120, cwd=REPO,
-            env={**os.environ, "COLUMNS": "200"})
+            [
+                sys.executable,
+                "-m",
+                "mle_gym.cli",
+                "run",
+                "sklearn-digits",
+                "--policy",
+                "openhands",
+                "--model",
+                "m",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=REPO,
+            env={**os.environ, "COLUMNS": "200"},
+        )
         assert result.returncode == 2
         assert "Python >= 3.12" in result.stdout and "mle-gym[openhands]" in result.stdout
