@@ -6,11 +6,21 @@ import argparse
 import contextlib
 import json
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 from rich.table import Table
 
 import mle_gym  # noqa: F401  (registers the envs)
@@ -42,8 +52,20 @@ def _log(message: str) -> None:
 # -- list -------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
     table = Table(title="mle_gym competitions (metric ↑: higher is better, ↓: lower is better)")
-    for column in ("id", "split", "metric", "teams", "gold", "median", "sample", "prepared"):
-        numeric = column in ("teams", "gold", "median", "sample")
+    columns = (
+        "id",
+        "split",
+        "metric",
+        "teams",
+        "gold",
+        "silver",
+        "bronze",
+        "median",
+        "sample",
+        "prepared",
+    )
+    for column in columns:
+        numeric = column not in ("id", "split", "metric", "prepared")
         table.add_column(column, justify="right" if numeric else "left", no_wrap=column == "id")
     shown = [c for c in all_competitions() if args.split in (None, c.split)]
     for comp in shown:
@@ -55,6 +77,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             f"{comp.metric} {arrow}",
             teams,
             f"{comp.thresholds.gold:g}",
+            f"{comp.thresholds.silver:g}",
+            f"{comp.thresholds.bronze:g}",
             f"{comp.thresholds.median:g}",
             f"{comp.sample_score:g}",
             "yes" if CompetitionDirs.of(comp.id).is_prepared() else "no",
@@ -67,6 +91,32 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 # -- prepare ----------------------------------------------------------------------------------
+@contextlib.contextmanager
+def _download_progress(competition_id: str) -> Iterator[Callable[[int, int | None], None]]:
+    """A rich progress bar, shown from a download's first report on (nothing otherwise)."""
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+    )
+    progress = Progress(*columns, console=console)
+    task: list[TaskID] = []
+
+    def update(done: int, total: int | None) -> None:
+        if not task:
+            progress.start()
+            task.append(progress.add_task(f"downloading {competition_id}", total=total))
+        progress.update(task[0], completed=done, total=total)
+
+    try:
+        yield update
+    finally:
+        if task:
+            progress.stop()
+
+
 def cmd_prepare(args: argparse.Namespace) -> int:
     ids = list(args.ids) or [c.id for c in all_competitions() if c.split == args.split]
     if not ids:
@@ -77,7 +127,15 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     for competition_id in ids:
         comp = get_competition(competition_id)
         try:
-            result = prepare(comp, args.raw, strict=args.strict, force=args.force, log=_log)
+            with _download_progress(comp.id) as on_progress:
+                result = prepare(
+                    comp,
+                    args.raw,
+                    strict=args.strict,
+                    force=args.force,
+                    log=_log,
+                    on_progress=on_progress,
+                )
         except KaggleUnavailable as exc:
             console.print(str(exc), style="red", markup=False)
             status = 2
