@@ -378,6 +378,7 @@ def cmd_build_image(args: argparse.Namespace) -> int:
 def cmd_gc(args: argparse.Namespace) -> int:
     from mle_gym.sandbox.containers import collect_garbage
     from mle_gym.sandbox.engine import connect
+    from mle_gym.sandbox.scratch import sweep
 
     removed = collect_garbage(connect())
     console.print(
@@ -385,6 +386,7 @@ def cmd_gc(args: argparse.Namespace) -> int:
         + (f": {', '.join(removed)}" if removed else ""),
         markup=False,
     )
+    console.print(f"removed {len(sweep())} scratch folder(s) of dead processes", markup=False)
     return 0
 
 

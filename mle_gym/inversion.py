@@ -106,8 +106,9 @@ class InvertedPolicy:
 
     name = "inverted"
 
-    def __init__(self, run: ScaffoldRun, *, act_timeout: float = 1800.0,
-                 join_timeout: float = 10.0) -> None:
+    def __init__(
+        self, run: ScaffoldRun, *, act_timeout: float = 1800.0, join_timeout: float = 10.0
+    ) -> None:
         self._run = run
         self.act_timeout = act_timeout
         self.join_timeout = join_timeout

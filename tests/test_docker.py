@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -184,6 +185,10 @@ def test_next_start_removes_orphans(spaceship_home, docker_engine) -> None:
         env={**os.environ, "MLE_GYM_HOME": str(spaceship_home)},
     )
     assert _ours(docker_engine, owner.pid) == []
+    from mle_gym.sandbox.scratch import owner_alive
+
+    left = [d for d in Path(tempfile.gettempdir()).glob("mle-gym-*") if owner_alive(d) is False]
+    assert left == []
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])

@@ -19,10 +19,8 @@ agent image.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -37,35 +35,10 @@ from mle_gym.batch.store import (
     read_outcome,
     write_json,
 )
+from mle_gym.sandbox.scratch import OWNER_FILE, owned_dir, sweep
 
 #: How long cancelled tasks get to close their sandboxes before they are killed.
 STOP_GRACE_SECONDS = 30.0
-TASK_DIR_PREFIX = "mle-gym-ray-"
-OWNER_FILE = "owner"
-
-
-def _process_identity(pid: int) -> str | None:
-    """pid and start time (so a reused pid does not pass for the owner); None if gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return f"{pid}:{handle.read().rsplit(')', 1)[1].split()[19]}"
-    except (OSError, IndexError):
-        return None
-
-
-def remove_orphaned_task_dirs(parent: Path) -> list[Path]:
-    """Remove the task directories under `parent` whose owning process is gone."""
-    removed = []
-    for directory in parent.glob(f"{TASK_DIR_PREFIX}*"):
-        try:
-            owner = (directory / OWNER_FILE).read_text()
-            pid = int(owner.split(":", 1)[0])
-        except (OSError, ValueError):  # not written yet, or being removed
-            continue
-        if _process_identity(pid) != owner:
-            shutil.rmtree(directory, ignore_errors=True)
-            removed.append(directory)
-    return removed
 
 
 def run_on_node(task: dict[str, Any], secrets: dict[str, Any]) -> dict[str, Any]:
@@ -73,10 +46,11 @@ def run_on_node(task: dict[str, Any], secrets: dict[str, Any]) -> dict[str, Any]
     import ray
 
     gpus = [str(g) for g in ray.get_gpu_ids()]
-    with tempfile.TemporaryDirectory(prefix=TASK_DIR_PREFIX) as tmp:
-        directory = Path(tmp)
-        remove_orphaned_task_dirs(directory.parent)
-        (directory / OWNER_FILE).write_text(_process_identity(os.getpid()) or "")
+    # Ray SIGKILLs a dead driver's tasks, so each task's files name their owner and the
+    # next task on the node removes what killed tasks left.
+    directory = owned_dir("ray")
+    try:
+        sweep(directory.parent)
         (directory / "tmp").mkdir()
         write_json(directory / TASK_FILE, task)
         with open(directory / LOG_FILE, "ab") as log:
@@ -97,6 +71,8 @@ def run_on_node(task: dict[str, Any], secrets: dict[str, Any]) -> dict[str, Any]
             for p in directory.iterdir()
             if p.is_file() and p.name not in (TASK_FILE, OWNER_FILE)
         }
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
     return {"exit_code": exit_code, "node": ray.util.get_node_ip_address(), "files": files}
 
 

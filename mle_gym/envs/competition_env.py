@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import shutil
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -27,6 +26,7 @@ from mle_gym.grading import check_submission, grade
 from mle_gym.grading.report import GradeReport
 from mle_gym.sandbox.base import Sandbox, SandboxSpec
 from mle_gym.sandbox.factory import BACKENDS, make_sandbox
+from mle_gym.sandbox.scratch import owned_dir
 from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, editor, parse_action
 from mle_gym.tools.bash import describe_result, run_bash
 
@@ -98,7 +98,7 @@ class CompetitionEnv(gym.Env):
         self._teardown()
         self.episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
         self.sandbox = make_sandbox(self.backend, **self._sandbox_options)
-        self._host_dir = Path(tempfile.mkdtemp(prefix="mle-gym-host-"))
+        self._host_dir = owned_dir("host")
         self.sandbox.start(
             SandboxSpec(
                 public_dir=self.dirs.public,

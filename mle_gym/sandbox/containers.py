@@ -16,24 +16,17 @@ import socket
 import threading
 from typing import Any
 
+from mle_gym.sandbox.scratch import process_identity
+
 LABEL = "mle_gym"
 LABEL_HOST = "mle_gym.owner_host"
 LABEL_PID = "mle_gym.owner_pid"
-LABEL_START = "mle_gym.owner_start"
+LABEL_OWNER = "mle_gym.owner"
 LABEL_EPISODE = "mle_gym.episode"
 
 _live: dict[str, Any] = {}
 _lock = threading.Lock()
 _installed = False
-
-
-def _process_start(pid: int) -> str | None:
-    """The start time of `pid` in clock ticks since boot (None if there is no such process)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[19]
-    except (OSError, IndexError):
-        return None
 
 
 def owner_labels(episode: str) -> dict[str, str]:
@@ -42,7 +35,7 @@ def owner_labels(episode: str) -> dict[str, str]:
         LABEL: "1",
         LABEL_HOST: socket.gethostname(),
         LABEL_PID: str(pid),
-        LABEL_START: _process_start(pid) or "",
+        LABEL_OWNER: process_identity(pid) or "",
         LABEL_EPISODE: episode,
     }
 
@@ -101,8 +94,7 @@ def _orphaned(labels: dict[str, str]) -> bool:
         pid = int(labels.get(LABEL_PID, ""))
     except ValueError:
         return True
-    start = _process_start(pid)
-    return start is None or start != labels.get(LABEL_START)
+    return process_identity(pid) != labels.get(LABEL_OWNER)
 
 
 def collect_garbage(client: Any) -> list[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from mle_gym.sandbox.base import CommandResult, SandboxError, SandboxPaths, Sand
 from mle_gym.sandbox.engine import connect
 from mle_gym.sandbox.gpus import GpuSpec, device_requests
 from mle_gym.sandbox.image import DEFAULT_IMAGE, OFFLINE_IMAGE
+from mle_gym.sandbox.scratch import owned_dir, sweep_once
 from mle_gym.sandbox.shell import ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 
@@ -84,7 +84,8 @@ class DockerSandbox(ShellBackedSandbox):
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, spec: SandboxSpec) -> None:
         self.stop()
-        self.host_dir = Path(tempfile.mkdtemp(prefix="mle-gym-docker-"))
+        sweep_once()
+        self.host_dir = owned_dir("docker")
         logs = self.logs_dir = self.host_dir / "logs"
         logs.mkdir()
         logs.chmod(0o755)

@@ -15,13 +15,13 @@ import os
 import shutil
 import signal
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 
 import pexpect
 
 from mle_gym.sandbox.base import SandboxPaths, SandboxSpec
+from mle_gym.sandbox.scratch import owned_dir, sweep_once
 from mle_gym.sandbox.shell import ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 
@@ -109,7 +109,8 @@ class LocalSandbox(ShellBackedSandbox):
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self, spec: SandboxSpec) -> None:
         self.stop()
-        self.root = Path(tempfile.mkdtemp(prefix="mle-gym-episode-"))
+        sweep_once()
+        self.root = owned_dir("episode")
         for name in ("code", "submission", "logs", "home"):
             (self.root / name).mkdir()
         self.logs_dir = self.root / "logs"

@@ -1,0 +1,63 @@
+"""Scratch directories that name their owner, so a killed process's leftovers get removed.
+
+Each directory holds an `owner` file with the creating process's pid and start time (a
+reused pid does not pass for the owner). `sweep` removes the directories whose owner is
+gone; sandboxes call it when a process starts its first one, and `mle-gym gc` calls it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+PREFIX = "mle-gym-"
+OWNER_FILE = "owner"
+
+
+def process_identity(pid: int) -> str | None:
+    """`pid:start-time` of a live process (None if there is no such process)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return f"{pid}:{handle.read().rsplit(')', 1)[1].split()[19]}"
+    except (OSError, IndexError):
+        return None
+
+
+def owned_dir(kind: str, parent: Path | None = None) -> Path:
+    """A new directory `mle-gym-<kind>-*` (in the temp dir) owned by this process."""
+    directory = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{kind}-", dir=parent))
+    (directory / OWNER_FILE).write_text(process_identity(os.getpid()) or "")
+    return directory
+
+
+def owner_alive(directory: Path) -> bool | None:
+    """Whether the directory's owner still runs (None: not an owned directory, or not yet)."""
+    try:
+        owner = (directory / OWNER_FILE).read_text()
+        pid = int(owner.split(":", 1)[0])
+    except (OSError, ValueError):
+        return None
+    return process_identity(pid) == owner
+
+
+def sweep(parent: Path | None = None, pattern: str = f"{PREFIX}*") -> list[Path]:
+    """Remove the owned directories under `parent` (the temp dir) whose owner is gone."""
+    removed = []
+    for directory in Path(parent or tempfile.gettempdir()).glob(pattern):
+        if directory.is_dir() and owner_alive(directory) is False:
+            shutil.rmtree(directory, ignore_errors=True)
+            removed.append(directory)
+    return removed
+
+
+_swept = False
+
+
+def sweep_once() -> None:
+    """`sweep`, the first time a process calls it (when it starts its first sandbox)."""
+    global _swept
+    if not _swept:
+        _swept = True
+        sweep()
