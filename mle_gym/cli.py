@@ -375,6 +375,30 @@ def cmd_build_image(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reference_panel(args: argparse.Namespace) -> int:
+    from mle_gym.grading.grader import score_submission
+    from mle_gym.grading.medals import thresholds_from_leaderboard
+    from mle_gym.grading.reference_panel import panel_scores
+
+    comp = get_competition(args.competition)
+    dirs = prepare(comp, log=_log).dirs
+    scores = panel_scores(comp, dirs.public, dirs.private)
+    table = Table(title=f"reference panel: {comp.id}")
+    table.add_column("score", justify="right")
+    table.add_column("model")
+    for name, score in scores.items():
+        table.add_row(f"{score:.5f}", name)
+    console.print(table)
+    t = thresholds_from_leaderboard(list(scores.values()))
+    sample, _ = score_submission(comp, dirs.public / comp.submission.sample_file, dirs.private)
+    console.print(
+        f"gold {t.gold:g}  silver {t.silver:g}  bronze {t.bronze:g}  median {t.median:g}  "
+        f"sample submission {sample:g}",
+        markup=False,
+    )
+    return 0
+
+
 def cmd_gc(args: argparse.Namespace) -> int:
     from mle_gym.sandbox.containers import collect_garbage
     from mle_gym.sandbox.engine import connect
@@ -516,6 +540,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tag")
     p.add_argument("--force", action="store_true", help="rebuild even if the image exists")
     p.set_defaults(func=cmd_build_image)
+
+    p = sub.add_parser(
+        "reference-panel", help="recompute a competition's thresholds from its reference models"
+    )
+    p.add_argument("competition")
+    p.set_defaults(func=cmd_reference_panel)
 
     p = sub.add_parser("gc", help="remove containers left behind by dead mle_gym processes")
     p.set_defaults(func=cmd_gc)

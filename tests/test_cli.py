@@ -85,3 +85,9 @@ def test_demo_runs_offline_and_shows_steps_and_grade(tmp_path: Path) -> None:
         assert text in out
     reward = float(out.rsplit("reward (normalized):", 1)[1].split()[0])
     assert reward > 0.5
+
+
+def test_reference_panel_prints_the_shipped_thresholds(tmp_path: Path) -> None:
+    out = " ".join(mle_gym("reference-panel", "sklearn-digits", home=tmp_path).stdout.split())
+    assert "gold 0.98889 silver 0.98056 bronze 0.96944 median 0.94861" in out
+    assert "sample submission 0.075" in out and "svc-rbf-raw" in out

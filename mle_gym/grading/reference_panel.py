@@ -4,18 +4,17 @@ Each model of the competition's panel is fitted on public/train.csv, predicts th
 and its submission is graded by the same grader as an agent's. The scores, best first, are
 then a leaderboard like any other, and Kaggle's medal rule gives the thresholds.
 
-Run `python -m mle_gym.grading.reference_panel <competition-id>` to recompute the figures.
+`mle-gym reference-panel <competition-id>` recomputes the figures.
 """
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 
-from mle_gym.competitions import Competition, get_competition
+from mle_gym.competitions import Competition
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import Thresholds
 from mle_gym.grading.grader import score_submission
@@ -46,20 +45,3 @@ def panel_scores(comp: Competition, public: Path, private: Path) -> dict[str, fl
 
 def panel_thresholds(comp: Competition, public: Path, private: Path) -> Thresholds:
     return thresholds_from_leaderboard(list(panel_scores(comp, public, private).values()))
-
-
-def main(argv: list[str]) -> None:
-    from mle_gym.data import prepare
-
-    comp = get_competition(argv[0])
-    dirs = prepare(comp).dirs
-    scores = panel_scores(comp, dirs.public, dirs.private)
-    for name, score in scores.items():
-        print(f"{score:.5f}  {name}")
-    print(thresholds_from_leaderboard(list(scores.values())))
-    sample, _ = score_submission(comp, dirs.public / comp.submission.sample_file, dirs.private)
-    print(f"sample submission: {sample}")
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])

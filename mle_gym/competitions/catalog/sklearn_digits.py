@@ -3,7 +3,7 @@
 Its data ships inside a declared dependency, so it runs with no download. No human
 leaderboard exists, so its thresholds come from a fixed panel of reference models
 (`REFERENCE_PANEL`), ranked by Kaggle's progression rule exactly as a real leaderboard would
-be; `python -m mle_gym.grading.reference_panel sklearn-digits` recomputes them.
+be; `mle-gym reference-panel sklearn-digits` recomputes them.
 """
 
 from __future__ import annotations
