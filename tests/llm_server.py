@@ -12,6 +12,7 @@ in `mismatches`.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -271,3 +272,11 @@ print(f"wrote {len(test)} predictions to {out}")
 #: Where the plans put the script, and how they run it.
 SCRIPT_PATH = "/home/code/train.py"
 RUN = "cd /home/code && python train.py /home/data /home/submission/submission.csv"
+
+
+def dead_endpoint() -> str:
+    """An OpenAI-style base URL on a loopback port that nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"

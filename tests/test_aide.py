@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -20,7 +19,7 @@ from baselines.registry import make_policy
 from baselines.scaffolds.aide import AidePolicy
 from mle_gym.inversion import ScaffoldError
 from tests.conftest import REPO, require_bwrap
-from tests.llm_server import TRAIN_SCRIPT, Reply, ScriptedLLMServer, text, tool
+from tests.llm_server import TRAIN_SCRIPT, Reply, ScriptedLLMServer, dead_endpoint, text, tool
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -109,16 +108,14 @@ def test_draft_debug_improve_is_graded(
 
 def test_dead_endpoint_ends_the_episode_with_a_clear_error(mle_home: Path) -> None:
     require_bwrap()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    policy = AidePolicy(base_url=f"http://127.0.0.1:{port}/v1", model="m", max_retries=1)
+    url = dead_endpoint()
+    policy = AidePolicy(base_url=url, model="m", max_retries=1)
     started = time.monotonic()
     with pytest.raises(
         ScaffoldError,
-        match=rf"aide: the scaffold stopped with EndpointError: "
-        rf"http://127.0.0.1:{port}/v1/chat/completions: "
-        r"no answer after 2 attempts",
+        match="aide: the scaffold stopped with EndpointError: "
+        + re.escape(f"{url}/chat/completions: ")
+        + "no answer after 2 attempts",
     ):
         _episode("mle/sklearn-digits-v0", "local", policy)
     assert time.monotonic() - started < 120 and not policy.running

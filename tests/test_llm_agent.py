@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
+import re
 import subprocess
 import sys
 import time
@@ -25,6 +25,7 @@ from tests.llm_server import (
     TRAIN_SCRIPT,
     Reply,
     ScriptedLLMServer,
+    dead_endpoint,
     text,
     tool,
 )
@@ -91,14 +92,10 @@ def test_full_episode_is_graded_with_accounting(
 
 def test_dead_endpoint_ends_the_episode_with_a_clear_error(mle_home: Path) -> None:
     require_bwrap()
-    with socket.socket() as probe:  # a port nothing listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    policy = LLMAgentPolicy(
-        base_url=f"http://127.0.0.1:{port}/v1", model="m", max_retries=2, backoff=0.05
-    )
+    url = dead_endpoint()
+    policy = LLMAgentPolicy(base_url=url, model="m", max_retries=2, backoff=0.05)
     started = time.monotonic()
-    with pytest.raises(EndpointError, match=rf"127.0.0.1:{port}.*no answer after 3 attempts"):
+    with pytest.raises(EndpointError, match=re.escape(url) + ".*no answer after 3 attempts"):
         _episode("mle/sklearn-digits-v0", "local", policy)
     assert time.monotonic() - started < 60
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from tests.llm_server import (
     TRAIN_SCRIPT,
     Reply,
     ScriptedLLMServer,
+    dead_endpoint,
     text,
     tool,
 )
@@ -98,10 +98,8 @@ def test_textbased_config_with_markdown_bash_blocks(mle_home: Path) -> None:
 
 def test_dead_endpoint_ends_the_episode_with_a_clear_error(mle_home: Path) -> None:
     require_bwrap()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    policy = MiniSweAgentPolicy(base_url=f"http://127.0.0.1:{port}/v1", model="m", retries=2)
+    url = dead_endpoint()
+    policy = MiniSweAgentPolicy(base_url=url, model="m", retries=2)
     started = time.monotonic()
     with pytest.raises(
         ScaffoldError,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,16 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, require_bwrap
-from tests.llm_server import LOOK, RUN, SCRIPT_PATH, TRAIN_SCRIPT, Reply, ScriptedLLMServer, tool
+from tests.llm_server import (
+    LOOK,
+    RUN,
+    SCRIPT_PATH,
+    TRAIN_SCRIPT,
+    Reply,
+    ScriptedLLMServer,
+    dead_endpoint,
+    tool,
+)
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -105,13 +113,11 @@ def test_full_episode_is_graded(env_id: str, backend: str, request: pytest.Fixtu
 
 def test_dead_endpoint_ends_the_episode_with_a_clear_error(mle_home: Path) -> None:
     require_bwrap()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    url = dead_endpoint()
     result = run_in_venv(
         "mle/sklearn-digits-v0",
         "local",
-        base_url=f"http://127.0.0.1:{port}/v1",
+        base_url=url,
         model="m",
         num_retries=1,
         retry_min_wait=1,
