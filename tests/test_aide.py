@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -18,7 +17,9 @@ import mle_gym
 from baselines.registry import make_policy
 from baselines.scaffolds.aide import AidePolicy
 from mle_gym.inversion import ScaffoldError
-from tests.conftest import REPO, require_bwrap
+from mle_gym.runner import Episode, Policy
+from tests.agent_support import run_cli_policy, run_policy_episode
+from tests.conftest import require_bwrap
 from tests.llm_server import TRAIN_SCRIPT, Reply, ScriptedLLMServer, dead_endpoint, text, tool
 
 pytestmark = pytest.mark.timeout(300)
@@ -68,9 +69,8 @@ def aide_plan(draft: str = BUGGY) -> Any:
     return plan
 
 
-def _episode(env_id: str, backend: str, policy: AidePolicy) -> mle_gym.runner.Episode:
-    with gym.make(env_id, backend=backend, max_steps=30) as env:
-        return mle_gym.run_episode(env, policy, seed=0)
+def _episode(env_id: str, backend: str, policy: Policy) -> Episode:
+    return run_policy_episode(env_id, backend, policy, max_steps=30)
 
 
 @pytest.mark.parametrize("env_id", ["mle/sklearn-digits-v0", "mle/spaceship-titanic-v0"])
@@ -144,29 +144,7 @@ def test_provider_model_names_are_refused() -> None:
 def test_cli_runs_aide(mle_home: Path) -> None:
     require_bwrap()
     with ScriptedLLMServer(aide_plan(draft=TRAIN_SCRIPT)) as server:
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "mle_gym.cli",
-                "run",
-                "sklearn-digits",
-                "--policy",
-                "aide",
-                "--base-url",
-                server.url,
-                "--model",
-                "scripted-aide",
-                "--max-steps",
-                "6",
-            ],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=240,
-            cwd=REPO,
-            env={**os.environ, "COLUMNS": "200"},
-        )
+        result = run_cli_policy("aide", server.url, "scripted-aide", "--max-steps", "6")
     assert result.returncode == 0, result.stdout + result.stderr  # 0: a valid submission
     # the step budget ends AIDE's search; the best node's submission, copied at step 4, counts
     assert "step 4: bash" in result.stdout and "step 6: bash" in result.stdout
@@ -174,8 +152,6 @@ def test_cli_runs_aide(mle_home: Path) -> None:
 
 
 def test_importing_the_adapter_keeps_the_host_warnings() -> None:
-    import subprocess
-    import sys
 
     code = (
         "import warnings; original = warnings.warn\n"

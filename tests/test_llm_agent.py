@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-import gymnasium as gym
 import pytest
 
-import mle_gym
 from baselines.llm_agent import EndpointError, LLMAgentPolicy, Prices
 from baselines.llm_agent.context import compact
 from baselines.registry import make_policy
-from tests.conftest import REPO, require_bwrap
+from mle_gym.runner import Episode, Policy
+from tests.agent_support import run_cli_policy, run_policy_episode
+from tests.conftest import require_bwrap
 from tests.llm_server import (
     LOOK,
     RUN,
@@ -44,9 +41,8 @@ def fixed_plan() -> list[Reply]:
     ]
 
 
-def _episode(env_id: str, backend: str, policy: LLMAgentPolicy) -> mle_gym.runner.Episode:
-    with gym.make(env_id, backend=backend, max_steps=20) as env:
-        return mle_gym.run_episode(env, policy, seed=0)
+def _episode(env_id: str, backend: str, policy: Policy) -> Episode:
+    return run_policy_episode(env_id, backend, policy, max_steps=20)
 
 
 @pytest.mark.parametrize("env_id", ["mle/sklearn-digits-v0", "mle/spaceship-titanic-v0"])
@@ -245,29 +241,7 @@ def test_endpoint_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_cli_runs_the_llm_policy(mle_home: Path) -> None:
     require_bwrap()
     with ScriptedLLMServer(fixed_plan()) as server:
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "mle_gym.cli",
-                "run",
-                "sklearn-digits",
-                "--policy",
-                "llm",
-                "--base-url",
-                server.url,
-                "--model",
-                "scripted",
-                "--api-key",
-                "k",
-            ],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=240,
-            cwd=REPO,
-            env={**os.environ, "COLUMNS": "200"},
-        )
+        result = run_cli_policy("llm", server.url, "scripted", "--api-key", "k")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "step 5: submit" in result.stdout and "valid_submission" in result.stdout
     assert server.mismatches == [] and len(server.requests) == 5

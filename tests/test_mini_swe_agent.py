@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-import gymnasium as gym
 import pytest
 
 import mle_gym
 from baselines.registry import make_policy
 from baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
 from mle_gym.inversion import ScaffoldError
-from tests.conftest import REPO, require_bwrap
+from mle_gym.runner import Episode, Policy
+from tests.agent_support import run_cli_policy, run_policy_episode
+from tests.conftest import require_bwrap
 from tests.llm_server import (
     LOOK,
     RUN,
@@ -52,9 +50,8 @@ def text_plan() -> list[Reply]:
     ]
 
 
-def _episode(env_id: str, backend: str, policy: MiniSweAgentPolicy) -> mle_gym.runner.Episode:
-    with gym.make(env_id, backend=backend, max_steps=20) as env:
-        return mle_gym.run_episode(env, policy, seed=0)
+def _episode(env_id: str, backend: str, policy: Policy) -> Episode:
+    return run_policy_episode(env_id, backend, policy, max_steps=20)
 
 
 def _check_graded(episode: mle_gym.runner.Episode, policy: MiniSweAgentPolicy) -> None:
@@ -131,27 +128,7 @@ def test_registry_and_cli(mle_home: Path) -> None:
     require_bwrap()
     assert isinstance(make_policy("mini-swe-agent", model="m"), MiniSweAgentPolicy)
     with ScriptedLLMServer(tool_plan()) as server:
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "mle_gym.cli",
-                "run",
-                "sklearn-digits",
-                "--policy",
-                "mini-swe-agent",
-                "--base-url",
-                server.url,
-                "--model",
-                "scripted",
-            ],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=240,
-            cwd=REPO,
-            env={**os.environ, "COLUMNS": "200"},
-        )
+        result = run_cli_policy("mini-swe-agent", server.url, "scripted")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "step 5: submit" in result.stdout and "valid_submission" in result.stdout
     assert server.mismatches == []

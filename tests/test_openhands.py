@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.agent_support import run_cli_policy
 from tests.conftest import REPO, require_bwrap
 from tests.llm_server import (
     LOOK,
@@ -159,26 +160,12 @@ def test_unsupported_terminal_input_is_told_to_the_model(mle_home: Path) -> None
 def test_the_cli_in_the_venv_and_a_clear_error_elsewhere(mle_home: Path) -> None:
     require_bwrap()
     with ScriptedLLMServer(openhands_plan()) as server:
-        result = subprocess.run(
-            [
-                str(VENV_PYTHON),
-                "-m",
-                "mle_gym.cli",
-                "run",
-                "sklearn-digits",
-                "--policy",
-                "openhands",
-                "--base-url",
-                server.url,
-                "--model",
-                "scripted",
-            ],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=240,
-            cwd=REPO,
-            env={**os.environ, "COLUMNS": "200", "PYTHONWARNINGS": "ignore"},
+        result = run_cli_policy(
+            "openhands",
+            server.url,
+            "scripted",
+            python=str(VENV_PYTHON),
+            env={"PYTHONWARNINGS": "ignore"},
         )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "step 5: submit" in result.stdout and server.mismatches == []
