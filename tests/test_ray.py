@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.batch_support import SEEDS, _has_steps, _status, _wait_for, mle_gym_env
+from tests.batch_support import SEEDS, _has_steps, _status, _wait_for, batch_args, mle_gym_env
 from tests.conftest import IN_CI, require_bwrap
 
 # Ray on loopback only (as it runs on macOS), without token auth: a test cluster on 127.0.0.1.
@@ -105,24 +105,9 @@ def test_the_same_batch_on_ray_gives_the_same_report(
 ) -> None:
     require_bwrap()
     run_dir = tmp_path / "ray-run"
+    ray_options = ("--ray", ray_cluster, "--cpus-per-episode", "1", "--memory-per-episode", "1g")
     result = subprocess.run(
-        [
-            "mle-gym",
-            "run",
-            "sklearn-digits",
-            "--policy",
-            "scripted",
-            "--seeds",
-            str(SEEDS),
-            "--run-dir",
-            str(run_dir),
-            "--ray",
-            ray_cluster,
-            "--cpus-per-episode",
-            "1",
-            "--memory-per-episode",
-            "1g",
-        ],
+        ["mle-gym", *batch_args(run_dir, *ray_options)],
         capture_output=True,
         text=True,
         timeout=600,
