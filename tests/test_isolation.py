@@ -3,6 +3,8 @@ write its data, or harm anything outside its episode."""
 
 from __future__ import annotations
 
+import os
+
 import socket
 import sys
 import threading
@@ -11,6 +13,7 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
+from mle_gym.sandbox.local import ROOT_HOST_AGENT_UID
 import mle_gym  # noqa: F401
 from mle_gym.data import CompetitionDirs
 from mle_gym.data.checksums import md5_of
@@ -92,7 +95,8 @@ def test_rm_rf_of_everything_writable_harms_nothing_outside(env, spaceship_home,
     before = {p.name: md5_of(p) for p in public.iterdir()}
     # Only after checking the host is out of sight is the destructive command run.
     assert "No such file" in run(env, f"ls {tmp_path} {REPO} 2>&1")
-    assert run(env, "id -u").strip() == "1000"
+    agent_uid = ROOT_HOST_AGENT_UID if os.geteuid() == 0 else 1000
+    assert run(env, "id -u").strip() == str(agent_uid)
     run(env, "rm -rf --no-preserve-root / 2>/dev/null; echo finished")
     assert sentinel.read_text() == "keep me"
     assert {p.name: md5_of(p) for p in public.iterdir()} == before

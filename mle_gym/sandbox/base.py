@@ -1,7 +1,8 @@
 """The interface every sandbox backend implements, and what a command returns.
 
-The env and the tools only ever call `start`, `run` and `stop`; file access goes through
-`run` too, so paths and symlinks are always resolved inside the sandbox, never on the host.
+The env and the tools only ever call `start`, `run`, the file operations and `stop`. Files
+move without the agent's shell (which the agent controls) and every path is resolved as
+inside the sandbox, with the agent's permissions: a symlink never leads to a host file.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class CommandResult:
     raw: bytes | None = None
     #: Where the full output was logged, as a path inside the sandbox.
     log_path: str | None = None
+    #: Bytes written to the log file (it is capped).
+    log_bytes: int = 0
     #: Set when the shell had to be restarted (its state was lost).
     shell_restarted: bool = False
     notes: list[str] = field(default_factory=list)
@@ -50,6 +53,18 @@ class CommandResult:
 
 class SandboxError(RuntimeError):
     """The sandbox could not be started or has broken down."""
+
+
+class SandboxFileError(OSError):
+    """A file operation inside the sandbox failed; the message says why, for the agent."""
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """What is at a path inside the sandbox: "file", "dir" or "other", and its size."""
+
+    kind: str
+    size: int
 
 
 class Sandbox(ABC):
@@ -72,6 +87,22 @@ class Sandbox(ABC):
         capture_bytes: int | None = None,
     ) -> CommandResult:
         """Run `command` in the persistent shell; kill it and its children after `timeout`."""
+
+    @abstractmethod
+    def stat_file(self, path: str) -> FileInfo | None:
+        """What is at `path` (symlinks followed inside the sandbox); None if nothing."""
+
+    @abstractmethod
+    def read_file(self, path: str, max_bytes: int) -> bytes:
+        """A regular file's bytes; `SandboxFileError` if absent, special or too large."""
+
+    @abstractmethod
+    def write_file(self, path: str, data: bytes) -> None:
+        """Create or overwrite a regular file, creating missing parent directories."""
+
+    @abstractmethod
+    def copy_out(self, path: str, dest: Path, max_bytes: int) -> bool:
+        """Stream a regular file to the host path `dest`; False when nothing is at `path`."""
 
     @abstractmethod
     def stop(self) -> None:

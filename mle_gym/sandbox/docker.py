@@ -1,10 +1,14 @@
 """The Docker backend: one container per episode, driven through the Docker SDK.
 
-The container runs as the image's unprivileged user with no capabilities, no network
-(unless asked), and memory, CPU, pids and shm limits. The public data is bind-mounted
-read-only at /home/data and the host-written logs at /home/logs; /home/code and
-/home/submission live in the container, so removing it removes them. The persistent shell
-is a `docker exec` with a tty whose socket pexpect drives, exactly like the local pty.
+The agent runs as the image's unprivileged user with no capabilities, no network (unless
+asked), and memory, CPU, pids and shm limits. The container's keeper process runs as root
+(still without capabilities), so the agent cannot stop the container by killing it. The
+root file system is read-only; the writable places (/home/code, /home/submission, /tmp and
+the agent's home) are size-limited tmpfs mounts charged to the container's memory, so the
+host's disk is never filled. The public data is bind-mounted read-only at /home/data and
+the host-written logs at /home/logs. The persistent shell is a `docker exec` with a tty
+whose socket pexpect drives, exactly like the local pty; files move through separate
+execs with a fixed argv, as the agent's user, never through the agent's shell.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import socket
 import uuid
 from pathlib import Path
 from typing import Any
@@ -20,8 +25,17 @@ from docker.errors import APIError, ImageNotFound, NotFound
 from pexpect.fdpexpect import fdspawn
 
 from mle_gym.sandbox import containers
-from mle_gym.sandbox.base import CommandResult, SandboxError, SandboxPaths, SandboxSpec
+from mle_gym.sandbox.base import (
+    CommandResult,
+    FileInfo,
+    SandboxError,
+    SandboxFileError,
+    SandboxPaths,
+    SandboxSpec,
+)
+from mle_gym.sandbox.cgroup import parse_bytes
 from mle_gym.sandbox.engine import connect
+from mle_gym.sandbox.environment import shell_environment
 from mle_gym.sandbox.gpus import GpuSpec, device_requests
 from mle_gym.sandbox.image import DEFAULT_IMAGE, OFFLINE_IMAGE
 from mle_gym.sandbox.scratch import owned_dir, sweep_once
@@ -29,6 +43,10 @@ from mle_gym.sandbox.shell import ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 
 _SHELL = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
+_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+_IO_TIMEOUT = 120
+# Writes run as the agent: make the parent directories, then take stdin into the file.
+_WRITE_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"'
 _garbage_collected = False
 
 
@@ -55,11 +73,12 @@ class DockerSandbox(ShellBackedSandbox):
         self,
         image: str | None = None,
         memory: str | None = "16g",
-        cpus: float | None = None,
+        cpus: float | None = float(os.cpu_count() or 1),
         pids_limit: int | None = 1024,
         shm_size: str | None = "2g",
         gpus: GpuSpec = None,
         user: str = "1000:1000",
+        disk: str | None = "8g",
     ) -> None:
         self.client = connect()
         self.image = resolve_image(self.client, image)
@@ -70,12 +89,14 @@ class DockerSandbox(ShellBackedSandbox):
         self.gpus = gpus
         self.device_requests = device_requests(gpus)
         self.user = user
+        self.disk = disk
         self.paths = SandboxPaths()
         self.container: Any = None
         self.shell: ShellSession | None = None
         self.host_dir: Path | None = None
         self._env: dict[str, str] = {}
         self._oom_kills = 0
+        self._pids_hit = False
         global _garbage_collected
         if not _garbage_collected:
             _garbage_collected = True
@@ -89,22 +110,18 @@ class DockerSandbox(ShellBackedSandbox):
         logs = self.logs_dir = self.host_dir / "logs"
         logs.mkdir()
         logs.chmod(0o755)
-        self._env = {
-            "HOME": "/home/agent",
-            "TERM": "dumb",
-            "LANG": "C.UTF-8",
-            "PS1": "",
-            "PYTHONUNBUFFERED": "1",
-            "MPLBACKEND": "Agg",
-            **spec.env,
-        }
+        self._env = shell_environment(home="/home/agent", path=None, extra=spec.env)
+        uid, _, gid = self.user.partition(":")
+        size = f"size={parse_bytes(self.disk)}," if self.disk else ""
+        workspace = f"{size}uid={uid},gid={gid or uid},mode=0755"
         episode = uuid.uuid4().hex[:12]
         options: dict[str, Any] = dict(
             image=self.image,
             command=["sleep", "infinity"],
             name=f"mle-gym-{os.getpid()}-{episode}",
             init=True,
-            user=self.user,
+            # the keeper runs as root (no capabilities): the agent cannot kill it
+            user="0:0",
             working_dir=self.paths.code,
             hostname="sandbox",
             environment=self._env,
@@ -113,6 +130,13 @@ class DockerSandbox(ShellBackedSandbox):
             volumes={
                 str(spec.public_dir.resolve()): {"bind": self.paths.data, "mode": "ro"},
                 str(logs): {"bind": self.paths.logs, "mode": "ro"},
+            },
+            read_only=True,
+            tmpfs={
+                self.paths.code: workspace,
+                self.paths.submission: workspace,
+                "/home/agent": workspace,
+                "/tmp": f"{size}mode=1777",
             },
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
@@ -134,13 +158,22 @@ class DockerSandbox(ShellBackedSandbox):
         except APIError as exc:
             self.stop()
             raise SandboxError(f"could not start a container from {self.image}: {exc}") from exc
-        self.shell = ShellSession(self._spawn_shell, _ContainerJobControl(self), self._restart)
+        self.shell = ShellSession(self._spawn_shell, _ContainerJobControl(self), self._recover)
         self.shell.start()
         self._oom_kills = self._read_oom_kills()
 
+    def _exec_create(self, argv: list[str], **options: Any) -> str:
+        """An exec in the container, started again first if something stopped it."""
+        try:
+            return self.client.api.exec_create(self.container.id, argv, **options)["Id"]
+        except APIError as exc:
+            if exc.status_code != 409:  # 409: the container is not running
+                raise
+            self.container.start()
+            return self.client.api.exec_create(self.container.id, argv, **options)["Id"]
+
     def _spawn_shell(self) -> fdspawn:
-        exec_id = self.client.api.exec_create(
-            self.container.id,
+        exec_id = self._exec_create(
             _SHELL,
             stdin=True,
             tty=True,
@@ -157,9 +190,32 @@ class DockerSandbox(ShellBackedSandbox):
         sock.close()
         return fdspawn(fd)
 
+    def _recover(self) -> None:
+        """Before a shell restart: note a full process table, then clear the container."""
+        self._pids_hit = self._pids_exhausted()
+        self._restart()
+
     def _restart(self) -> None:
-        """Kill every process in the container (files stay) so a new shell can start."""
-        self.container.restart(timeout=0)
+        """Kill every process of the agent (files stay) so a new shell can start.
+
+        With every process slot taken not even `kill` could start, so the pids limit is
+        raised for the moment it takes; the container itself keeps running, and with it
+        the tmpfs workspace.
+        """
+        try:
+            if self.pids_limit is not None:
+                self._set_pids_limit(self.pids_limit + 64)
+            self.container.exec_run(["kill", "-KILL", "-1"], user=self.user)
+            if self.pids_limit is not None:
+                self._set_pids_limit(self.pids_limit)
+        except APIError:
+            self.container.restart(timeout=0)  # the workspace is lost; the note says so
+
+    def _set_pids_limit(self, limit: int) -> None:
+        # The engine's update endpoint takes PidsLimit; the SDK's update() does not expose it.
+        api = self.client.api
+        url = api._url("/containers/{0}/update", self.container.id)
+        api._raise_for_status(api._post_json(url, data={"PidsLimit": limit}))
 
     def stop(self) -> None:
         if self.shell is not None:
@@ -178,9 +234,11 @@ class DockerSandbox(ShellBackedSandbox):
     # -- commands ---------------------------------------------------------------------------------
     def _after_run(self, result: CommandResult) -> CommandResult:
         self._note_oom(result)
-        if result.timed_out and self._pids_exhausted():
-            self._restart()
-            self.shell.start()
+        recovered, self._pids_hit = self._pids_hit, False
+        if result.timed_out and (recovered or self._pids_exhausted()):
+            if not recovered:
+                self._restart()
+                self.shell.start()
             result.shell_restarted = True
             note = (
                 f"the container ran out of process slots (pids limit {self.pids_limit}); "
@@ -189,6 +247,90 @@ class DockerSandbox(ShellBackedSandbox):
             result.notes.append(note)
             result.output += f"\n[{note}]"
         return result
+
+    # -- files, through execs of their own as the agent ----------------------------------------
+    def _run_exec(self, argv: list[str], stdin: bytes | None = None) -> tuple[int, bytes, bytes]:
+        exec_id = self._exec_create(
+            ["timeout", str(_IO_TIMEOUT), *argv],
+            stdin=stdin is not None,
+            user=self.user,
+            environment={"PATH": _PATH},
+        )
+        if stdin is None:
+            out, err = self.client.api.exec_start(exec_id, demux=True)
+        else:
+            sock = self.client.api.exec_start(exec_id, socket=True)
+            raw = getattr(sock, "_sock", sock)
+            raw.setblocking(True)
+            raw.sendall(stdin)
+            raw.shutdown(socket.SHUT_WR)
+            chunks = []
+            while chunk := raw.recv(1 << 16):
+                chunks.append(chunk)
+            sock.close()
+            out, err = _demux(b"".join(chunks))
+        code = self.client.api.exec_inspect(exec_id)["ExitCode"]
+        return int(code if code is not None else -1), out or b"", err or b""
+
+    def stat_file(self, path: str) -> FileInfo | None:
+        code, out, _ = self._run_exec(["stat", "-L", "-c", "%F|%s", "--", path])
+        if code != 0:
+            return None
+        kind, _, size = out.decode(errors="replace").strip().rpartition("|")
+        mapped = {"directory": "dir", "regular file": "file", "regular empty file": "file"}
+        return FileInfo(mapped.get(kind, "other"), int(size) if size.isdigit() else 0)
+
+    def _regular(self, path: str, max_bytes: int) -> FileInfo | None:
+        info = self.stat_file(path)
+        if info is None:
+            return None
+        if info.kind == "dir":
+            raise SandboxFileError(f"{path} is a directory")
+        if info.kind != "file":
+            raise SandboxFileError(f"{path} is not a regular file")
+        if info.size > max_bytes:
+            raise SandboxFileError(
+                f"{path} is {info.size:,} bytes, over the {max_bytes:,}-byte limit"
+            )
+        return info
+
+    def read_file(self, path: str, max_bytes: int) -> bytes:
+        if self._regular(path, max_bytes) is None:
+            raise SandboxFileError(f"{path} does not exist")
+        code, out, err = self._run_exec(["head", "-c", str(max_bytes + 1), "--", path])
+        if code != 0:
+            raise SandboxFileError(f"{path}: {_last_line(err) or 'could not be read'}")
+        if len(out) > max_bytes:
+            raise SandboxFileError(f"{path} is over the {max_bytes:,}-byte limit")
+        return out
+
+    def write_file(self, path: str, data: bytes) -> None:
+        info = self.stat_file(path)
+        if info is not None and info.kind != "file":
+            raise SandboxFileError(f"could not write {path}: it is not a regular file")
+        code, _, err = self._run_exec(["sh", "-c", _WRITE_SCRIPT, "sh", path], stdin=data)
+        if code != 0:
+            raise SandboxFileError(f"could not write {path}: {_last_line(err) or 'write failed'}")
+
+    def copy_out(self, path: str, dest: Path, max_bytes: int) -> bool:
+        if self._regular(path, max_bytes) is None:
+            return False
+        exec_id = self._exec_create(
+            ["timeout", str(_IO_TIMEOUT), "head", "-c", str(max_bytes + 1), "--", path],
+            user=self.user,
+            environment={"PATH": _PATH},
+        )
+        total = 0
+        with open(dest, "wb") as out:
+            for chunk, _err in self.client.api.exec_start(exec_id, stream=True, demux=True):
+                if chunk:
+                    total += len(chunk)
+                    if total > max_bytes:
+                        raise SandboxFileError(f"{path} is over the {max_bytes:,}-byte limit")
+                    out.write(chunk)
+        if self.client.api.exec_inspect(exec_id)["ExitCode"] != 0:
+            raise SandboxFileError(f"{path} could not be read")
+        return True
 
     def _pids_exhausted(self) -> bool:
         """True when (nearly) every process slot is taken, e.g. by a fork bomb."""
@@ -252,8 +394,24 @@ class _ContainerJobControl:
         text = output.decode(errors="replace").strip()
         return int(text) if code == 0 and text.lstrip("-").isdigit() else None
 
-    def kill_group(self, shell: ShellSession, group: int) -> None:
+    def signal_group(self, shell: ShellSession, group: int, signum: int) -> None:
         # bash's builtin: dash's and procps' kill reject `--` before a negative group id
         self.sandbox.container.exec_run(
-            ["bash", "-c", f"kill -KILL -- -{group}"], user=self.sandbox.user
+            ["bash", "-c", f"kill -{int(signum)} -- -{int(group)}"], user=self.sandbox.user
         )
+
+
+def _demux(stream: bytes) -> tuple[bytes, bytes]:
+    """Split Docker's multiplexed exec stream (8-byte frame headers) into stdout, stderr."""
+    out, err, at = bytearray(), bytearray(), 0
+    while at + 8 <= len(stream):
+        kind, length = stream[at], int.from_bytes(stream[at + 4 : at + 8], "big")
+        frame = stream[at + 8 : at + 8 + length]
+        (err if kind == 2 else out).extend(frame)
+        at += 8 + length
+    return bytes(out), bytes(err)
+
+
+def _last_line(data: bytes) -> str:
+    lines = data.decode(errors="replace").strip().splitlines()
+    return lines[-1] if lines else ""

@@ -8,6 +8,24 @@ from mle_gym.sandbox.base import Sandbox
 
 BACKENDS = ("local", "docker")
 
+#: The options each backend takes (sandbox_options), checked when an env is made.
+OPTIONS = {
+    "local": ("isolation", "memory", "cpus", "pids_limit", "disk", "uid"),
+    "docker": ("image", "memory", "cpus", "pids_limit", "shm_size", "gpus", "user", "disk"),
+}
+
+
+def check_options(backend: str, options: dict[str, Any]) -> None:
+    """Refuse unknown sandbox options now, naming the accepted ones, not at reset()."""
+    if backend not in OPTIONS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    unknown = sorted(set(options) - set(OPTIONS[backend]))
+    if unknown:
+        raise ValueError(
+            f"unknown sandbox option(s) for backend={backend!r}: {', '.join(unknown)}; "
+            f"it accepts: {', '.join(OPTIONS[backend])}"
+        )
+
 
 def make_sandbox(backend: str, **options: Any) -> Sandbox:
     if backend == "local":

@@ -1,31 +1,54 @@
-"""The local backend: bubblewrap when available, else an unisolated process group.
+"""The local backend: bubblewrap, or (asked for by name) an unisolated shell.
 
 Under bubblewrap the sandbox sees only system software (/usr, a few files of /etc, the
 Python that runs mle_gym), the public data read-only at /home/data, and its own writable
-/home/code and /home/submission; it has no network, its own pid namespace and an
-unprivileged user. Nothing of the host's home, /tmp or the data cache is mounted, so the
-private answers cannot be reached by any path.
+/home/code, /home/submission and /tmp; it has no network (or, when asked, its own network
+namespace with an outbound-only uplink), its own pid, ipc and uts namespaces, a seccomp
+filter (no keyrings, mounts, user namespaces or TIOCSTI), a fresh session keyring, a
+read-only /proc/sys, and a cgroup with memory, process and CPU limits.
+
+The agent is never host root. When this process runs as root, bubblewrap keeps the host's
+user namespace (one of its own would map the agent onto host root) and the shell drops to
+an unprivileged uid with `setpriv` (no capabilities, no new privileges). Otherwise a user
+namespace maps the agent onto this process's own unprivileged user, with further user
+namespaces disabled.
+
+Nothing of the host's home, /tmp or the data cache is mounted, so the private answers
+cannot be reached by any path. `isolation="none"` runs the shell as this user with every
+host file reachable; it still shows the agent the same /home/... paths (through a mount
+namespace of its own), so a policy behaves the same in every mode.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
+import ctypes
 import os
+import platform
 import shutil
-import signal
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pexpect
 
-from mle_gym.sandbox.base import SandboxPaths, SandboxSpec
+from mle_gym.sandbox import seccomp
+from mle_gym.sandbox.base import (
+    CommandResult,
+    FileInfo,
+    SandboxError,
+    SandboxFileError,
+    SandboxPaths,
+    SandboxSpec,
+)
+from mle_gym.sandbox.cgroup import Cgroup, CgroupUnavailable, parse_bytes
+from mle_gym.sandbox.environment import shell_environment
+from mle_gym.sandbox.network import Uplink
+from mle_gym.sandbox.rootfs import RootFiles
 from mle_gym.sandbox.scratch import owned_dir, sweep_once
 from mle_gym.sandbox.shell import ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
-
-log = logging.getLogger(__name__)
 
 # /etc entries programs need to run (name resolution, linker cache, certificates, locale).
 _ETC_ENTRIES = (
@@ -35,7 +58,7 @@ _ETC_ENTRIES = (
     "ld.so.conf.d",
     "localtime",
     "nsswitch.conf",
-    "ssl",
+    "ssl/certs",
     "ca-certificates",
     "mime.types",
     "fonts",
@@ -43,12 +66,25 @@ _ETC_ENTRIES = (
     "services",
     "timezone",
 )
+#: The agent's uid inside the sandbox when it runs in a user namespace of its own.
 _AGENT_UID = 1000
+#: The agent's host uid when this process is root (not a login user's uid).
+ROOT_HOST_AGENT_UID = 61000
+_SHELL = ("bash", "--noprofile", "--norc", "--noediting", "-i")
+_SECCOMP_FD = 10
+_KEYCTL = {"x86_64": 250, "aarch64": 219}
+_KEYCTL_JOIN_SESSION_KEYRING = 1
 
 NOT_ISOLATED_WARNING = (
-    "mle_gym: bubblewrap (bwrap) is not installed, so the local sandbox is NOT ISOLATED: "
-    "agent commands run as your user with full access to your files and the network. "
-    "Install bubblewrap (apt-get install bubblewrap) or use backend='docker'."
+    "mle_gym: isolation='none': the local sandbox is NOT ISOLATED: agent commands run as "
+    "your user with full access to your files and the network. Use it only for code you "
+    "trust (the scripted demo); for model-written code use bubblewrap or backend='docker'."
+)
+NO_BWRAP = (
+    "the local sandbox needs bubblewrap to isolate agent commands, and `bwrap` is not "
+    "installed. Install it (Debian/Ubuntu: sudo apt-get install bubblewrap), or use "
+    "backend='docker'. To run commands without any isolation (only for code you trust), "
+    "pass sandbox_options={'isolation': 'none'}."
 )
 
 
@@ -66,6 +102,18 @@ def _python_roots() -> list[Path]:
     return sorted(r for r in roots if not str(r).startswith("/usr"))
 
 
+def _traversable(path: Path, made: set[str] | None = None) -> list[str]:
+    """Directories above a bind target, made traversable by everyone: bubblewrap creates
+    them 0700 when it runs as root, which would hide the bind from the agent's uid."""
+    made = set() if made is None else made
+    args: list[str] = []
+    for parent in map(str, reversed(path.parents[:-1])):
+        if parent not in made:
+            made.add(parent)
+            args += ["--perms", "0755", "--dir", parent]
+    return args
+
+
 def _system_binds() -> list[str]:
     args: list[str] = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
@@ -74,159 +122,429 @@ def _system_binds() -> list[str]:
             args += ["--symlink", os.readlink(top), str(top)]
         elif top.is_dir():
             args += ["--ro-bind", str(top), str(top)]
+    made: set[str] = set()
     for entry in _ETC_ENTRIES:
         if Path("/etc", entry).exists():
+            args += _traversable(Path("/etc", entry), made)
             args += ["--ro-bind", f"/etc/{entry}", f"/etc/{entry}"]
     return args
 
 
-def _python_binds() -> list[str]:
+def _python_binds(roots: list[Path]) -> list[str]:
     """Read-only binds of the Python installation; they come after the /tmp and /home tmpfs
     mounts, which would otherwise hide a venv living under either."""
     args: list[str] = []
-    for root in _python_roots():
-        args += ["--ro-bind", str(root), str(root)]
+    for root in roots:
+        args += [*_traversable(root), "--ro-bind", str(root), str(root)]
     return args
 
 
-class LocalSandbox(ShellBackedSandbox):
-    """Runs the agent's shell on this machine; `isolation` is "auto", "bwrap" or "none"."""
+def _join_fresh_keyring() -> None:
+    """Give the process (and so the sandbox) a new, empty session keyring."""
+    number = _KEYCTL.get(platform.machine())
+    if number is not None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall(number, _KEYCTL_JOIN_SESSION_KEYRING, None)
 
-    def __init__(self, isolation: str = "auto") -> None:
-        if isolation not in ("auto", "bwrap", "none"):
-            raise ValueError("isolation must be 'auto', 'bwrap' or 'none'")
+
+def bwrap_argv(
+    root: Path,
+    spec: SandboxSpec,
+    paths: SandboxPaths,
+    *,
+    as_root: bool,
+    agent_uid: int,
+    disk: int | None,
+    python_roots: list[Path],
+) -> list[str]:
+    """The bubblewrap command of one sandbox; `root` holds its host-side directories.
+
+    `as_root`: this process is root, so no user namespace and a `setpriv` drop to
+    `agent_uid`; otherwise a user namespace maps the agent onto this process's user.
+    """
+    inner_uid = agent_uid if as_root else _AGENT_UID
+    (root / "passwd").write_text(
+        f"agent:x:{inner_uid}:{inner_uid}:agent:/tmp:/bin/bash\n"
+        "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+    )
+    (root / "group").write_text(f"agent:x:{inner_uid}:\nnogroup:x:65534:\n")
+    if as_root:
+        # No user namespace: one made by root maps the agent onto host root. A network
+        # namespace always; network=True adds an uplink to it (network.py).
+        namespaces = [
+            "--unshare-ipc",
+            "--unshare-pid",
+            "--unshare-uts",
+            "--unshare-net",
+            "--unshare-cgroup-try",
+        ]
+    else:  # --unshare-all includes the network namespace
+        namespaces = [
+            "--unshare-all",
+            "--unshare-user",
+            "--disable-userns",
+            "--uid",
+            str(_AGENT_UID),
+            "--gid",
+            str(_AGENT_UID),
+            "--cap-drop",
+            "ALL",
+        ]
+    size = ["--size", str(disk)] if disk else []
+    p = paths
+    argv = [
+        "bwrap",
+        "--die-with-parent",
+        *namespaces,
+        "--hostname",
+        "sandbox",
+        "--seccomp",
+        str(_SECCOMP_FD),
+        *_system_binds(),
+        "--ro-bind",
+        str(root / "passwd"),
+        "/etc/passwd",
+        "--ro-bind",
+        str(root / "group"),
+        "/etc/group",
+        "--ro-bind",
+        "/sys",
+        "/sys",
+        "--proc",
+        "/proc",
+        # kernel tunables (core_pattern runs a program as host root): read-only
+        "--ro-bind",
+        "/proc/sys",
+        "/proc/sys",
+        "--dev",
+        "/dev",
+        *size,
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/dev/shm",
+        *size,
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/tmp",
+        "--tmpfs",
+        "/home",
+        *_python_binds(python_roots),
+        "--ro-bind",
+        str(spec.public_dir.resolve()),
+        p.data,
+        "--bind",
+        str(root / "code"),
+        p.code,
+        "--bind",
+        str(root / "submission"),
+        p.submission,
+        "--ro-bind",
+        str(root / "logs"),
+        p.logs,
+        # Only /tmp, /dev/shm, code and submission stay writable: not even the root.
+        "--remount-ro",
+        "/home",
+        "--remount-ro",
+        "/",
+        "--chdir",
+        p.code,
+    ]
+    if as_root:
+        drop = [
+            "setpriv",
+            f"--reuid={agent_uid}",
+            f"--regid={agent_uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+        ]
+        return [*argv, *drop, *_SHELL]
+    return [*argv, *_SHELL]
+
+
+class LocalSandbox(ShellBackedSandbox):
+    """Runs the agent's shell on this machine; `isolation` is "bwrap" or "none".
+
+    `memory` (e.g. "16g"), `cpus` (cores, fractional allowed) and `pids_limit` bound the
+    sandbox through a cgroup; `disk` bounds /tmp, /dev/shm and the tmpfs mounts; `uid` is
+    the agent's host uid when this process is root.
+    """
+
+    def __init__(
+        self,
+        isolation: str = "bwrap",
+        memory: str | int | None = "16g",
+        cpus: float | None = None,
+        pids_limit: int | None = 4096,
+        disk: str | int | None = "8g",
+        uid: int = ROOT_HOST_AGENT_UID,
+    ) -> None:
+        if isolation not in ("bwrap", "none"):
+            raise ValueError("isolation must be 'bwrap' or 'none'")
         if isolation == "bwrap" and not bwrap_available():
-            raise RuntimeError("isolation='bwrap' was asked for but bwrap is not installed")
-        self.isolated = isolation != "none" and bwrap_available()
+            raise SandboxError(NO_BWRAP)
+        self.isolated = isolation == "bwrap"
         if not self.isolated:
             warnings.warn(NOT_ISOLATED_WARNING, RuntimeWarning, stacklevel=2)
-            log.warning(NOT_ISOLATED_WARNING)
+        if self.isolated:
+            seccomp.filter_program()  # fail now, with the reason, if libseccomp is missing
+        self.memory = parse_bytes(memory) if memory is not None else None
+        self.cpus = float(cpus) if cpus is not None else None
+        self.pids_limit = pids_limit
+        self.disk = parse_bytes(disk) if disk is not None else None
+        self.as_root = os.geteuid() == 0
+        self.agent_uid = uid
         self.paths = SandboxPaths()
         self.root: Path | None = None
         self.shell: ShellSession | None = None
-        self._log_count = 0
+        self.cgroup: Cgroup | None = None
+        self.uplink: Uplink | None = None
+        self._files = RootFiles(
+            self._sandbox_pid,
+            uid=uid if self.as_root and self.isolated else None,
+            gid=uid if self.as_root and self.isolated else None,
+        )
+        self._oom_kills = 0
+        self._network = False
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self, spec: SandboxSpec) -> None:
         self.stop()
         sweep_once()
         self.root = owned_dir("episode")
-        for name in ("code", "submission", "logs", "home"):
+        for name in ("code", "submission", "logs"):
             (self.root / name).mkdir()
+        if self.as_root and self.isolated:
+            for name in ("code", "submission"):
+                os.chown(self.root / name, self.agent_uid, self.agent_uid)
         self.logs_dir = self.root / "logs"
-        if self.isolated:
-            self.paths = SandboxPaths()
-            argv = self._bwrap_argv(spec)
-            cwd = str(self.root)
-        else:
-            self.paths = SandboxPaths(
-                data=str(spec.public_dir.resolve()),
-                code=str(self.root / "code"),
-                submission=str(self.root / "submission"),
-                logs=str(self.root / "logs"),
-            )
-            argv = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
-            cwd = self.paths.code
-        env = self._shell_env(spec)
+        self._network = spec.network
+        self.cgroup = self._make_cgroup()
+        argv = self._bwrap_argv(spec) if self.isolated else self._unshare_argv(spec)
+        env = shell_environment(
+            home="/tmp" if self.isolated else "/home/agent-home",
+            path=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+            extra=spec.env,
+        )
+        cwd = str(self.root)
         self.shell = ShellSession(
             lambda: pexpect.spawn(
-                argv[0], argv[1:], cwd=cwd, env=env, echo=False, dimensions=(50, 200)
+                argv[0],
+                argv[1:],
+                cwd=cwd,
+                env=env,
+                echo=False,
+                dimensions=(50, 200),
+                preexec_fn=self._in_child_before_exec,
             ),
             _PtyJobControl(),
+            self._recover,
         )
-        self.shell.start()
+        try:
+            self.shell.start()
+            if spec.network and self.isolated:
+                self.uplink = Uplink(self._sandbox_pid())
+                self.uplink.start()
+        except BaseException:
+            self.stop()
+            raise
 
-    def _shell_env(self, spec: SandboxSpec) -> dict[str, str]:
-        python_bin = str(Path(sys.executable).parent)
-        home = "/tmp" if self.isolated else str(self.root / "home")
-        env = {
-            "PATH": f"{python_bin}:/usr/local/bin:/usr/bin:/bin",
-            "HOME": home,
-            "TERM": "dumb",
-            "LANG": "C.UTF-8",
-            "PS1": "",
-            "PYTHONUNBUFFERED": "1",
-            "MPLBACKEND": "Agg",
-        }
-        env.update(spec.env)
-        return env
+    def _make_cgroup(self) -> Cgroup | None:
+        if self.memory is None and self.pids_limit is None and self.cpus is None:
+            return None
+        group = Cgroup(memory=self.memory, pids=self.pids_limit, cpus=self.cpus)
+        try:
+            group.create()
+        except CgroupUnavailable as exc:
+            if self.as_root:
+                raise SandboxError(f"could not limit the sandbox's resources: {exc}") from exc
+            warnings.warn(
+                f"mle_gym: the local sandbox runs without memory/pids/CPU limits ({exc}); "
+                "run as root, give this user a delegated cgroup, or use backend='docker'",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return None
+        return group
+
+    def _in_child_before_exec(self) -> None:
+        """In the forked child: join the cgroup, take a fresh keyring, pass the filter."""
+        if self.cgroup is not None:
+            self.cgroup.join()
+        _join_fresh_keyring()
+        if self.isolated:
+            os.dup2(seccomp.program_fd(), _SECCOMP_FD)
 
     def _bwrap_argv(self, spec: SandboxSpec) -> list[str]:
         assert self.root is not None
-        (self.root / "passwd").write_text(
-            f"agent:x:{_AGENT_UID}:{_AGENT_UID}:agent:/tmp:/bin/bash\n"
-            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+        return bwrap_argv(
+            self.root,
+            spec,
+            self.paths,
+            as_root=self.as_root,
+            agent_uid=self.agent_uid,
+            disk=self.disk,
+            python_roots=_python_roots(),
         )
-        (self.root / "group").write_text(f"agent:x:{_AGENT_UID}:\nnogroup:x:65534:\n")
-        p = self.paths
-        argv = [
-            "bwrap",
-            "--die-with-parent",
-            "--unshare-all",
-            "--unshare-user",
-            "--uid",
-            str(_AGENT_UID),
-            "--gid",
-            str(_AGENT_UID),
-            "--hostname",
-            "sandbox",
-            "--cap-drop",
-            "ALL",
-            *_system_binds(),
-            "--ro-bind",
-            str(self.root / "passwd"),
-            "/etc/passwd",
-            "--ro-bind",
-            str(self.root / "group"),
-            "/etc/group",
-            "--ro-bind",
-            "/sys",
-            "/sys",
-            "--proc",
-            "/proc",
-            "--dev",
-            "/dev",
-            "--tmpfs",
-            "/tmp",
-            "--tmpfs",
-            "/home",
-            *_python_binds(),
-            "--ro-bind",
+
+    def _unshare_argv(self, spec: SandboxSpec) -> list[str]:
+        """isolation="none": a mount namespace only, to show the same /home/... paths."""
+        assert self.root is not None
+        (self.root / "oldhome").mkdir()
+        (self.root / "agent-home").mkdir()
+        namespaces = ["--mount"] if self.as_root else ["--user", "--map-root-user", "--mount"]
+        return [
+            "unshare",
+            *namespaces,
+            "--propagation",
+            "private",
+            "--",
+            "bash",
+            "-c",
+            _PATHS_SCRIPT,
+            "mle-gym-paths",
+            str(self.root),
             str(spec.public_dir.resolve()),
-            p.data,
-            "--bind",
-            str(self.root / "code"),
-            p.code,
-            "--bind",
-            str(self.root / "submission"),
-            p.submission,
-            "--ro-bind",
-            str(self.root / "logs"),
-            p.logs,
-            # Only /tmp, code and submission stay writable: not even the sandbox's own root.
-            "--remount-ro",
-            "/home",
-            "--remount-ro",
-            "/",
-            "--chdir",
-            p.code,
         ]
-        if spec.network:
-            argv.append("--share-net")
-        return [*argv, "bash", "--noprofile", "--norc", "--noediting", "-i"]
+
+    def _sandbox_pid(self) -> int:
+        """A process inside the sandbox, running as the agent (for /proc/<pid>/root)."""
+        if self.shell is None or self.root is None:
+            raise SandboxFileError("the sandbox is not started")
+        if not self.shell.alive:
+            self.shell.start()
+        assert self.shell.proc is not None
+        want = self.agent_uid if self.as_root and self.isolated else os.getuid()
+        queue = _children(self.shell.proc.pid)
+        if not self.isolated:
+            return self.shell.proc.pid  # unshare execs the shell itself
+        while queue:
+            pid = queue.pop(0)
+            if _real_uid(pid) == want:
+                return pid
+            queue += _children(pid)
+        raise SandboxFileError("the sandbox's shell could not be found")
+
+    def _recover(self) -> None:
+        """Before a shell restart: kill every process of the sandbox (e.g. a fork bomb)."""
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
 
     def stop(self) -> None:
+        if self.uplink is not None:
+            self.uplink.stop()
+            self.uplink = None
         if self.shell is not None:
             self.shell.close()
             self.shell = None
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
         self.logs_dir = None
 
-    # -- commands ----------------------------------------------------------------------------
-    def describe(self) -> dict:
-        return {"backend": "local", "isolation": "bwrap" if self.isolated else "none"}
+    # -- commands and files ------------------------------------------------------------------
+    def _after_run(self, result: CommandResult) -> CommandResult:
+        if self.cgroup is None:
+            return result
+        kills = self.cgroup.oom_kills()
+        if kills > self._oom_kills:
+            note = f"killed: out of memory, limit {_human(self.memory)}"
+            result.notes.append(note)
+            result.output += f"\n[{note}]"
+        self._oom_kills = kills
+        if (
+            result.timed_out
+            and self.pids_limit
+            and self.cgroup.process_count() >= self.pids_limit - 8
+        ):
+            self.cgroup.kill_all()
+            assert self.shell is not None
+            self.shell.start()
+            result.shell_restarted = True
+            note = (
+                f"the sandbox ran out of process slots (pids limit {self.pids_limit}); all its "
+                "processes were killed and a new shell started (files are kept)"
+            )
+            result.notes.append(note)
+            result.output += f"\n[{note}]"
+        return result
+
+    def stat_file(self, path: str) -> FileInfo | None:
+        return self._files.stat(path)
+
+    def read_file(self, path: str, max_bytes: int) -> bytes:
+        return self._files.read(path, max_bytes)
+
+    def write_file(self, path: str, data: bytes) -> None:
+        self._files.write(path, data)
+
+    def copy_out(self, path: str, dest: Path, max_bytes: int) -> bool:
+        return self._files.copy_out(path, dest, max_bytes)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "backend": "local",
+            "isolation": "bwrap" if self.isolated else "none",
+            "memory": _human(self.memory),
+            "cpus": self.cpus,
+            "pids_limit": self.pids_limit,
+            "limits_enforced": self.cgroup is not None,
+            "network": "uplink" if self._network and self.isolated else self._network,
+        }
+
+
+def _human(size: int | None) -> str | None:
+    if size is None:
+        return None
+    for unit, factor in (("g", 1 << 30), ("m", 1 << 20), ("k", 1 << 10)):
+        if size % factor == 0:
+            return f"{size // factor}{unit}"
+    return str(size)
+
+
+def _children(pid: int) -> list[int]:
+    with contextlib.suppress(OSError):
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    return []
+
+
+def _real_uid(pid: int) -> int | None:
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("Uid:"):
+                return int(line.split()[1])
+    return None
+
+
+# isolation="none": keep the host's /home entries reachable at their paths, and put the
+# episode's directories at /home/data, /home/code, /home/submission and /home/logs.
+_PATHS_SCRIPT = r"""
+set -e
+root=$1; data=$2
+mount --rbind /home "$root/oldhome"
+mount -t tmpfs -o mode=755 mle-gym-home /home
+for entry in "$root"/oldhome/* "$root"/oldhome/.[!.]*; do
+    [ -e "$entry" ] || continue
+    name=${entry##*/}
+    case $name in data|code|submission|logs|agent-home) continue ;; esac
+    if [ -d "$entry" ]; then mkdir "/home/$name"; else : > "/home/$name"; fi
+    mount --rbind "$entry" "/home/$name"
+done
+for name in data code submission logs agent-home; do mkdir "/home/$name"; done
+mount --rbind "$data" /home/data
+mount -o remount,ro,bind /home/data
+for name in code submission logs agent-home; do mount --bind "$root/$name" "/home/$name"; done
+mount -o remount,ro,bind /home/logs
+cd /home/code
+exec bash --noprofile --norc --noediting -i
+"""
 
 
 class _PtyJobControl:
@@ -239,6 +557,6 @@ class _PtyJobControl:
         except OSError:
             return None
 
-    def kill_group(self, shell: ShellSession, group: int) -> None:
+    def signal_group(self, shell: ShellSession, group: int, signum: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(group, signal.SIGKILL)
+            os.killpg(group, signum)

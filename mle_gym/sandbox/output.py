@@ -17,10 +17,16 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 @dataclass
 class BoundedCapture:
-    """Keeps the first and last `limit` bytes of a stream and counts the rest."""
+    """Keeps the first and last `limit` bytes of a stream and counts the rest.
+
+    The log gets at most `log_limit` bytes of the stream's head; `finish_log` then adds
+    the kept tail, so a step printing at full speed for an hour writes megabytes, not
+    hundreds of gigabytes, to the host.
+    """
 
     limit: int
     log: BinaryIO | None = None
+    log_limit: int = 1 << 62
     head: bytearray = field(default_factory=bytearray)
     tail: bytearray = field(default_factory=bytearray)
     total: int = 0
@@ -28,9 +34,9 @@ class BoundedCapture:
     def feed(self, data: bytes) -> None:
         if not data:
             return
+        if self.log is not None and self.total < self.log_limit:
+            self.log.write(data[: self.log_limit - self.total])
         self.total += len(data)
-        if self.log is not None:
-            self.log.write(data)
         room = self.limit - len(self.head)
         if room > 0:
             self.head += data[:room]
@@ -39,6 +45,21 @@ class BoundedCapture:
             self.tail += data
             if len(self.tail) > self.limit:
                 del self.tail[: len(self.tail) - self.limit]
+
+    def finish_log(self) -> int:
+        """Close the log's account: past the limit, say what was left out and add the tail.
+        Returns the bytes the log holds."""
+        if self.log is None:
+            return 0
+        if self.total <= self.log_limit:
+            return self.total
+        tail = bytes(self.tail[-min(len(self.tail), self.total - self.log_limit) :])
+        note = (
+            f"\n[... the log keeps the first {self.log_limit:,} and the last {len(tail):,} "
+            f"of {self.total:,} bytes ...]\n"
+        ).encode()
+        self.log.write(note + tail)
+        return self.log_limit + len(note) + len(tail)
 
     @property
     def complete(self) -> bool:

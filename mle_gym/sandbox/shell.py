@@ -6,15 +6,21 @@ persist between steps, any byte can appear in a command, no extra process is spa
 decode it, and the command's stdin is /dev/null (it can never hang waiting for input). A marker with
 a per-command nonce, printed after the command, carries its exit code back.
 
-On a timeout the shell is interrupted (Ctrl-C to the foreground job, then SIGKILL of the
-job's whole process group through the backend's `kill_foreground`), then resynchronised;
-if it does not come back it is restarted and the result says the state was lost.
+On a timeout the shell is interrupted (SIGINT to the foreground job, then SIGKILL of the
+job's whole process group through the backend's job control: signals, never a Ctrl-C byte
+that could end up in the shell's input), then resynchronised; if it does not come back it
+is restarted and the result says the state was lost. A step cut short on the host (a
+KeyboardInterrupt) leaves the shell marked, and the next command first cuts the old one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import secrets
+import select
+import signal
 import time
 from collections.abc import Callable
 from typing import BinaryIO, Protocol
@@ -32,13 +38,23 @@ class JobControl(Protocol):
 
     def foreground_group(self, shell: ShellSession) -> int | None: ...
 
-    def kill_group(self, shell: ShellSession, group: int) -> None: ...
+    def signal_group(self, shell: ShellSession, group: int, signum: int) -> None: ...
 
 
 _READY_TIMEOUT = 30.0
 _RESYNC_TIMEOUT = 5.0
 _INTERRUPT_GRACE = 1.0
 _MARKER_ROOM = 64  # bytes held back so a marker split across reads is still found
+_SEND_TIMEOUT = 60.0
+
+# Full-screen programs read keys from the terminal, not stdin, and would wait for a step's
+# whole timeout: in the agent's shell they print, or say what to use instead.
+_NON_INTERACTIVE = (
+    'less() { cat -- "$@"; }; more() { cat -- "$@"; }; '
+    "vi() { echo 'interactive editors wait for keys that never come: use the create, "
+    "str_replace and insert tools, or sed' >&2; return 1; }; "
+    'vim() { vi; }; nano() { vi; }; emacs() { vi; }; top() { command top -b -n 1 "$@"; }; '
+)
 
 
 def _marker_printf(nonce: str, status: str) -> str:
@@ -79,6 +95,8 @@ class ShellSession:
         #: The foreground group while the shell waits for input: the shell's own.
         self.idle_group: int | None = None
         self._leftover = b""
+        #: The nonce of a command whose step was cut short on the host (KeyboardInterrupt).
+        self._abandoned: str | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
@@ -88,9 +106,10 @@ class ShellSession:
         nonce = secrets.token_hex(8)
         setup = (
             "stty -echo -icanon -onlcr 2>/dev/null; PS1=''; PS2=''; unset PROMPT_COMMAND HISTFILE; "
-            f"{_marker_printf(nonce, '$$')}\n"
+            f"{_NON_INTERACTIVE}{_marker_printf(nonce, '$$')}\n"
         )
-        self.proc.send(setup)
+        self._abandoned = None
+        self._send(setup.encode(), _SEND_TIMEOUT)
         seen = BoundedCapture(4096)
         try:
             ready = self._read_until(_marker_pattern(nonce), _READY_TIMEOUT, seen)
@@ -106,12 +125,37 @@ class ShellSession:
         self.idle_group = self._jobs.foreground_group(self)
 
     def close(self) -> None:
+        """End the shell at once: SIGKILL first, so the terminal library's close() does not
+        sleep waiting for a hang-up the shell may ignore."""
         if self.proc is not None:
+            pid = getattr(self.proc, "pid", None)
+            if pid is not None and getattr(self.proc, "ptyproc", None) is not None:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(OSError, ChildProcessError):
+                    os.waitpid(pid, 0)
+                self.proc.ptyproc.isalive = lambda: False  # reaped: nothing left to wait for
             try:
                 self.proc.close()
             except Exception:  # a dead pty or socket can fail to close; nothing is left
                 pass
         self.proc = None
+
+    def _send(self, data: bytes, timeout: float) -> bool:
+        """Write all of `data` (a socket or pty may take it in parts); False on timeout."""
+        assert self.proc is not None
+        fd = self.proc.child_fd
+        view = memoryview(data)
+        deadline = time.monotonic() + timeout
+        while view:
+            try:
+                view = view[os.write(fd, view) :]
+            except BlockingIOError:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                select.select([], [fd], [], min(remaining, 0.25))
+        return True
 
     @property
     def alive(self) -> bool:
@@ -160,21 +204,32 @@ class ShellSession:
         log: BinaryIO | None = None,
         log_hint: str | None = None,
         capture_bytes: int | None = None,
+        log_limit: int = 1 << 62,
     ) -> CommandResult:
         if not self.alive:
             self.start()
         assert self.proc is not None
+        if self._abandoned is not None:
+            self._cut_abandoned()
         nonce = secrets.token_hex(8)
         line = f"eval {_ansi_c_quoted(command)} </dev/null; {_marker_printf(nonce, '$?')}\n"
-        capture = BoundedCapture(capture_bytes or max(4 * max_output_chars, 1 << 16), log)
+        capture = BoundedCapture(
+            capture_bytes or max(4 * max_output_chars, 1 << 16), log, log_limit=log_limit
+        )
         notes: list[str] = []
+        started = time.monotonic()
+        self._abandoned = nonce  # until its marker is read: a host interrupt leaves it here
         try:
-            self.proc.send(line)
-            found = self._read_until(_marker_pattern(nonce), max(timeout, 0.0), capture)
-            if found is not None:
-                return self._result(capture, int(found.group(1)), False, max_output_chars, log_hint)
+            if self._send(line.encode(), max(timeout, 1.0)):
+                remaining = max(timeout - (time.monotonic() - started), 0.0)
+                found = self._read_until(_marker_pattern(nonce), remaining, capture)
+                if found is not None:
+                    self._abandoned = None
+                    return self._result(
+                        capture, int(found.group(1)), False, max_output_chars, log_hint
+                    )
             self._interrupt(capture, nonce)
-            notes.append(f"the command was stopped after its {timeout:g} s timeout")
+            notes.append(f"the command was stopped after its {_seconds(timeout)} timeout")
             restarted = not self._resync(capture, nonce)
             if restarted:
                 notes.append(
@@ -184,12 +239,14 @@ class ShellSession:
                 if self._recover is not None:
                     self._recover()
                 self.start()
+            self._abandoned = None
             result = self._result(capture, None, True, max_output_chars, log_hint)
             result.shell_restarted = restarted
             result.notes = notes
             return result
         except (pexpect.EOF, OSError):
             self.start()
+            self._abandoned = None
             result = self._result(capture, None, False, max_output_chars, log_hint)
             result.shell_restarted = True
             result.notes = [
@@ -198,26 +255,47 @@ class ShellSession:
             ]
             return result
 
-    def _interrupt(self, capture: BoundedCapture, nonce: str) -> None:
-        """Ctrl-C, then SIGKILL the job's whole process group.
+    def _cut_abandoned(self) -> None:
+        """The previous step was cut short on the host: stop its command, drop its output."""
+        nonce, self._abandoned = self._abandoned, None
+        assert nonce is not None
+        discard = BoundedCapture(1 << 12)
+        try:
+            if self._read_until(_marker_pattern(nonce), 0.05, discard) is None:
+                self._interrupt(discard, nonce)
+                if not self._resync(discard, nonce):
+                    raise pexpect.EOF("the shell did not come back")
+        except (pexpect.EOF, OSError):
+            if self._recover is not None:
+                self._recover()
+            self.start()
+        self._leftover = b""
 
-        The group is noted before the interrupt: once Ctrl-C ends the job's leader, the
+    def _interrupt(self, capture: BoundedCapture, nonce: str) -> None:
+        """SIGINT the foreground job, then SIGKILL its whole process group.
+
+        The group is noted before the interrupt: once SIGINT ends the job's leader, the
         terminal's foreground is the shell again, but the leader's children (say, the
         background half of `a & b`) still belong to the old group.
         """
         assert self.proc is not None
         group = self._jobs.foreground_group(self)
-        self.proc.send("\x03")  # Ctrl-C: SIGINT to the foreground job
-        self._read_until(_marker_pattern(nonce), _INTERRUPT_GRACE, capture)
         if group is not None and group != self.idle_group and group > 1:
-            self._jobs.kill_group(self, group)
+            self._jobs.signal_group(self, group, signal.SIGINT)
+            self._read_until(_marker_pattern(nonce), _INTERRUPT_GRACE, capture)
+            self._jobs.signal_group(self, group, signal.SIGKILL)
 
     def _resync(self, capture: BoundedCapture, old_nonce: str) -> bool:
-        """Bring the shell back to a known point after an interrupt."""
+        """Bring the shell back to a known point after an interrupt: a program that set the
+        terminal raw is undone, and a half-sent line is ended first."""
         assert self.proc is not None
+        group = self._jobs.foreground_group(self)
+        if group is not None and group != self.idle_group and group > 1:
+            self._jobs.signal_group(self, group, signal.SIGKILL)
         nonce = secrets.token_hex(8)
-        self.proc.send("\x03")  # Ctrl-C: SIGINT to the foreground job
-        self.proc.send(f"\n{_marker_printf(nonce, '0')}\n")
+        line = f"\nstty -echo -icanon -onlcr isig 2>/dev/null; {_marker_printf(nonce, '0')}\n"
+        if not self._send(line.encode(), _RESYNC_TIMEOUT):
+            return False
         old = _marker_pattern(old_nonce)
         return (
             self._read_until(_marker_pattern(nonce), _RESYNC_TIMEOUT, capture, drop=old) is not None
@@ -231,7 +309,9 @@ class ShellSession:
         max_chars: int,
         log_hint: str | None,
     ) -> CommandResult:
+        logged = capture.finish_log()
         return CommandResult(
+            log_bytes=logged,
             output=render(capture, max_chars, log_hint),
             exit_code=code,
             timed_out=timed_out,
@@ -239,3 +319,10 @@ class ShellSession:
             raw=capture.data() if capture.complete else None,
             log_path=log_hint,
         )
+
+
+def _seconds(value: float) -> str:
+    """A duration as people write it: "5 s", "2.5 s", "1 h"."""
+    if value >= 3600 and value % 3600 == 0:
+        return f"{value / 3600:g} h"
+    return f"{round(value, 1):g} s"

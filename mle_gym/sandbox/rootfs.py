@@ -1,0 +1,298 @@
+"""Files of a running local sandbox, read and written from the host without its shell.
+
+The agent's shell is the agent's: it can shadow `stat`, `base64` or `printf` with
+functions, forge output markers or fill the terminal. So the tools and the grader never
+move files through it. They reach the sandbox's file system through the kernel's view of
+its root, `/proc/<pid>/root`, and resolve every path with openat2's RESOLVE_IN_ROOT: a
+symlink (absolute or `..`) is followed as it would be inside the sandbox and can never
+lead out of it. When the host runs as root, each operation runs in a short-lived child
+that has taken the agent's uid and gid, so file permissions are exactly the agent's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import pickle
+import posixpath
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from mle_gym.sandbox.base import FileInfo, SandboxFileError
+
+T = TypeVar("T")
+
+_SYS_OPENAT2 = 437  # the same number on every architecture (added after the unification)
+_RESOLVE_NO_MAGICLINKS = 0x02
+_RESOLVE_IN_ROOT = 0x10
+_PR_SET_DUMPABLE = 4
+_CHUNK = 1 << 20
+
+
+class _OpenHow(ctypes.Structure):
+    _fields_ = (("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64))
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+
+def _openat2(root_fd: int, relative: str, flags: int, mode: int = 0) -> int:
+    how = _OpenHow(flags | os.O_CLOEXEC, mode, _RESOLVE_IN_ROOT | _RESOLVE_NO_MAGICLINKS)
+    fd = _libc.syscall(
+        ctypes.c_long(_SYS_OPENAT2),
+        ctypes.c_int(root_fd),
+        ctypes.c_char_p(relative.encode("utf-8", errors="surrogateescape") or b"."),
+        ctypes.byref(how),
+        ctypes.c_size_t(ctypes.sizeof(how)),
+    )
+    if fd < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), relative)
+    return int(fd)
+
+
+def _relative(path: str) -> str:
+    if not path.startswith("/"):
+        raise SandboxFileError(f"path must be absolute (start with /), got {path!r}")
+    return posixpath.normpath(path).lstrip("/")
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"{exc.strerror} (the sandbox's writable space is full)"
+    return exc.strerror or str(exc)
+
+
+@dataclass
+class RootFiles:
+    """File operations inside the sandbox whose processes include `pid()`.
+
+    `uid`/`gid`: the agent's credentials on the host, when they differ from this
+    process's (the host runs as root); None when the agent already runs as this user.
+    """
+
+    pid: Callable[[], int]
+    uid: int | None = None
+    gid: int | None = None
+
+    # -- the operations ------------------------------------------------------------------------
+    def stat(self, path: str) -> FileInfo | None:
+        relative = _relative(path)
+        return self._as_agent(lambda root: _stat(root, relative))
+
+    def read(self, path: str, max_bytes: int) -> bytes:
+        relative = _relative(path)
+        return self._as_agent(lambda root: _read(root, relative, path, max_bytes))
+
+    def write(self, path: str, data: bytes) -> None:
+        relative = _relative(path)
+        self._as_agent(lambda root: _write(root, relative, path, data))
+
+    def copy_out(self, path: str, dest: Path, max_bytes: int) -> bool:
+        relative = _relative(path)
+        with open(dest, "wb") as out:
+            fd = out.fileno()
+            return self._as_agent(lambda root: _copy(root, relative, path, fd, max_bytes))
+
+    # -- running with the agent's credentials ----------------------------------------------------
+    def _as_agent(self, operation: Callable[[int], T]) -> T:
+        pid = self.pid()
+        if self.uid is None or self.gid is None:
+            root = _open_root(pid)
+            try:
+                return operation(root)
+            finally:
+                os.close(root)
+        return _in_child(pid, self.uid, self.gid, operation)
+
+
+def _open_root(pid: int) -> int:
+    try:
+        return os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise SandboxFileError(f"the sandbox is not running ({_reason(exc)})") from None
+
+
+def _in_child(pid: int, uid: int, gid: int, operation: Callable[[int], T]) -> T:
+    """Run `operation` in a forked child under the agent's uid/gid; its result or
+    `SandboxFileError` comes back pickled through a pipe."""
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: drop to the agent, do the one operation, report, exit
+        status = 0
+        try:
+            os.close(read_end)
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(uid, uid, uid)
+            # a uid change clears "dumpable", which would hide /proc/self/fd from us
+            _libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
+            root = _open_root(pid)
+            try:
+                outcome: tuple[bool, object] = (True, operation(root))
+            except SandboxFileError as exc:
+                outcome = (False, str(exc))
+            payload = pickle.dumps(outcome)
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(write_end, view) :]
+        except BaseException as exc:
+            with contextlib.suppress(BaseException):
+                os.write(2, f"mle_gym: file operation failed: {exc!r}\n".encode())
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    chunks = []
+    try:
+        while chunk := os.read(read_end, _CHUNK):
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        os.waitpid(child, 0)
+    if not chunks:
+        raise SandboxFileError("the file operation failed inside the sandbox")
+    ok, value = pickle.loads(b"".join(chunks))
+    if not ok:
+        raise SandboxFileError(str(value))
+    return value  # type: ignore[return-value]
+
+
+# -- the operations, given the sandbox's root directory -----------------------------------------
+def _open_regular(root: int, relative: str, shown: str) -> int:
+    """A read descriptor of a regular file; a FIFO, device or socket is never opened for
+    reading (that could block or have side effects)."""
+    try:
+        handle = _openat2(root, relative, os.O_PATH)
+    except FileNotFoundError:
+        raise SandboxFileError(f"{shown} does not exist") from None
+    except OSError as exc:
+        raise SandboxFileError(f"{shown}: {_reason(exc)}") from None
+    try:
+        mode = os.fstat(handle).st_mode
+        if stat.S_ISDIR(mode):
+            raise SandboxFileError(f"{shown} is a directory")
+        if not stat.S_ISREG(mode):
+            raise SandboxFileError(f"{shown} is not a regular file")
+        try:
+            return os.open(f"/proc/self/fd/{handle}", os.O_RDONLY | os.O_NOCTTY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise SandboxFileError(f"{shown}: {_reason(exc)}") from None
+    finally:
+        os.close(handle)
+
+
+def _stat(root: int, relative: str) -> FileInfo | None:
+    try:
+        handle = _openat2(root, relative, os.O_PATH)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(handle)
+    finally:
+        os.close(handle)
+    kind = (
+        "dir" if stat.S_ISDIR(info.st_mode) else "file" if stat.S_ISREG(info.st_mode) else "other"
+    )
+    return FileInfo(kind=kind, size=info.st_size)
+
+
+def _read(root: int, relative: str, shown: str, max_bytes: int) -> bytes:
+    fd = _open_regular(root, relative, shown)
+    try:
+        size = os.fstat(fd).st_size
+        if size > max_bytes:
+            raise SandboxFileError(f"{shown} is {size:,} bytes, over the {max_bytes:,}-byte limit")
+        chunks, total = [], 0
+        while chunk := os.read(fd, min(_CHUNK, max_bytes + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:  # it grew while being read
+                raise SandboxFileError(f"{shown} is over the {max_bytes:,}-byte limit")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _copy(root: int, relative: str, shown: str, dest_fd: int, max_bytes: int) -> bool:
+    try:
+        fd = _open_regular(root, relative, shown)
+    except SandboxFileError:
+        if _stat(root, relative) is None:
+            return False
+        raise
+    try:
+        size = os.fstat(fd).st_size
+        if size > max_bytes:
+            raise SandboxFileError(f"{shown} is {size:,} bytes, over the {max_bytes:,}-byte limit")
+        total = 0
+        while chunk := os.read(fd, min(_CHUNK, max_bytes + 1 - total)):
+            total += len(chunk)
+            if total > max_bytes:
+                raise SandboxFileError(f"{shown} is over the {max_bytes:,}-byte limit")
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(dest_fd, view) :]
+        return True
+    finally:
+        os.close(fd)
+
+
+def _parent_dir(root: int, relative: str, shown: str) -> int:
+    """An O_PATH descriptor of the file's directory, creating missing directories."""
+    parent = posixpath.dirname(relative)
+    try:
+        return _openat2(root, parent, os.O_PATH | os.O_DIRECTORY)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise SandboxFileError(f"could not write {shown}: {_reason(exc)}") from None
+    current = os.dup(root)
+    try:
+        for name in [part for part in parent.split("/") if part]:
+            try:
+                os.mkdir(name, 0o755, dir_fd=current)
+            except FileExistsError:
+                pass
+            following = _openat2(current, name, os.O_PATH | os.O_DIRECTORY)
+            os.close(current)
+            current = following
+        return current
+    except OSError as exc:
+        os.close(current)
+        raise SandboxFileError(f"could not write {shown}: {_reason(exc)}") from None
+
+
+def _write(root: int, relative: str, shown: str, data: bytes) -> None:
+    if not relative or relative == ".":
+        raise SandboxFileError(f"could not write {shown}: is a directory")
+    existing = _stat(root, relative)
+    try:
+        if existing is not None:
+            if existing.kind != "file":
+                raise SandboxFileError(f"could not write {shown}: it is not a regular file")
+            fd = _openat2(root, relative, os.O_WRONLY | os.O_TRUNC | os.O_NOCTTY | os.O_NONBLOCK)
+        else:
+            parent = _parent_dir(root, relative, shown)
+            try:
+                name = posixpath.basename(relative)
+                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+                fd = os.open(name, flags, 0o644, dir_fd=parent)
+            finally:
+                os.close(parent)
+    except OSError as exc:
+        raise SandboxFileError(f"could not write {shown}: {_reason(exc)}") from None
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as exc:
+        raise SandboxFileError(f"could not write {shown}: {_reason(exc)}") from None
+    finally:
+        os.close(fd)
