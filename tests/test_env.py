@@ -79,7 +79,7 @@ def test_info_carries_step_time_exit_code_and_timeout(env) -> None:
 
 MALFORMED = [
     ({"tool": "teleport"}, "unknown tool 'teleport'"),
-    ({"command": "ls"}, "unknown tool None"),
+    ({"command": "ls"}, "the action has no 'tool' key"),
     ({"tool": "bash"}, "needs the argument 'command'"),
     ({"tool": "bash", "command": 42}, "must be a str"),
     ({"tool": "view", "path": "/x", "view_range": "1-3"}, "must be a list"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import shutil
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -22,16 +23,18 @@ from mle_gym.data.cache import CompetitionDirs
 from mle_gym.data.prepare import prepare
 from mle_gym.envs.rewards import REWARD_MODES, terminal_reward
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
-from mle_gym.grading import check_submission, grade
+from mle_gym.grading.bounded import GradingLimits, grade_bounded
 from mle_gym.grading.report import GradeReport
 from mle_gym.sandbox.base import Sandbox, SandboxSpec
-from mle_gym.sandbox.factory import BACKENDS, make_sandbox
+from mle_gym.sandbox.factory import BACKENDS, check_options, make_sandbox
 from mle_gym.sandbox.scratch import owned_dir
 from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, editor, parse_action
 from mle_gym.tools.bash import describe_result, run_bash
 
-#: Largest submission file copied out for grading.
-MAX_SUBMISSION_BYTES = 2 * 1024**3
+#: Bounds of the submission file copied out for grading: at least this many bytes, and
+#: otherwise this many times the size of the answers (a submission is about their size).
+MIN_SUBMISSION_CAP = 64 * 1024**2
+SUBMISSION_CAP_FACTOR = 20
 
 
 class NotPrepared(RuntimeError):
@@ -66,8 +69,11 @@ class CompetitionEnv(gym.Env):
             ("max_steps", max_steps),
             ("max_output_chars", max_output_chars),
         ):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{name} must be a number, got {value!r}")
             if value <= 0:
                 raise ValueError(f"{name} must be positive, got {value}")
+        check_options(backend, sandbox_options or {})
         self.competition = get_competition(competition_id)
         self.dirs = _ensure_prepared(self.competition.id)
         self.backend = backend
@@ -91,11 +97,16 @@ class CompetitionEnv(gym.Env):
         self._done = True
         self._last_observation = ""
         self.episode_seed: int | None = None
+        self.grading_limits = GradingLimits()
 
     # -- episode ------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
         self._teardown()
+        # gym.make(..., max_episode_steps=N) asks for N steps: the episode is graded then.
+        requested = _time_limit_above()
+        if requested:
+            self.max_steps = min(self.max_steps, requested)
         self.episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
         self.sandbox = make_sandbox(self.backend, **self._sandbox_options)
         self._host_dir = owned_dir("host")
@@ -116,6 +127,8 @@ class CompetitionEnv(gym.Env):
         return self._last_observation, self._info(exit_code=None, timed_out=False)
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
+        """One tool call. Total: whatever the action or the agent's files do, the step
+        returns, and the last step always carries a graded report."""
         if self._done or self.sandbox is None:
             observation = "The episode is over; call reset() to start a new one."
             return observation, 0.0, True, False, self._info(exit_code=None, timed_out=False)
@@ -142,12 +155,18 @@ class CompetitionEnv(gym.Env):
                 )
                 exit_code, timed_out = result.exit_code, result.timed_out
                 observation = describe_result(result)
+            elif call.tool == "view":
+                observation = editor.view(
+                    self.sandbox, **call.args, max_chars=self.max_output_chars
+                )
             else:
                 observation = getattr(editor, call.tool)(self.sandbox, **call.args)
         except ActionError as exc:
             observation = f"Invalid action: {exc}"
         except FileToolError as exc:
             observation = f"Error: {exc}"
+        except Exception as exc:  # a sandbox failure must not end the episode ungraded
+            observation = f"Error: the {tool} step failed: {type(exc).__name__}: {exc}"
         truncated = not terminated and (self._steps >= self.max_steps or self._time_left() <= 0)
         reward = 0.0
         info = self._info(exit_code=exit_code, timed_out=timed_out, tool=tool)
@@ -195,6 +214,10 @@ class CompetitionEnv(gym.Env):
     def _command_timeout(self) -> float:
         return max(1.0, min(self.step_timeout, self._time_left()))
 
+    def _submission_cap(self) -> int:
+        answers = sum(p.stat().st_size for p in self.dirs.private.rglob("*") if p.is_file())
+        return max(MIN_SUBMISSION_CAP, SUBMISSION_CAP_FACTOR * answers)
+
     def _statement(self) -> str:
         assert self.sandbox is not None
         p = self.sandbox.paths
@@ -203,9 +226,10 @@ class CompetitionEnv(gym.Env):
         tools = TOOL_HELP.replace("{logs_dir}", p.logs).replace(
             "{submission_path}", submission_path
         )
+        per_command = min(self.step_timeout, self.time_limit)
         budget = (
             f"## Budget\nAt most {self.max_steps} steps and {self.time_limit:,.0f} seconds; each "
-            f"command may run for at most {self.step_timeout:,.0f} seconds. "
+            f"command may run for at most {per_command:,.0f} seconds. "
             f"{'The network is available.' if self.network else 'There is no network access.'}\n"
         )
         return f"{statement}\n{tools}\n{budget}"
@@ -218,7 +242,7 @@ class CompetitionEnv(gym.Env):
         assert self.sandbox is not None and self._host_dir is not None
         dest = self._host_dir / self.competition.submission.filename
         dest.unlink(missing_ok=True)
-        copied = copy_out(self.sandbox, self._submission_path(), dest, MAX_SUBMISSION_BYTES)
+        copied = copy_out(self.sandbox, self._submission_path(), dest, self._submission_cap())
         return dest if copied else None
 
     def _validate(self) -> str:
@@ -228,21 +252,33 @@ class CompetitionEnv(gym.Env):
                 f"No submission yet: write {self.sandbox.paths.submission}/"
                 f"{self.competition.submission.filename}."
             )
-        problem = check_submission(self.competition, path, self.dirs.private)
+        report = self._grade_file(path)
         return (
             "The submission is valid."
-            if problem is None
-            else f"The submission is invalid: {problem}"
+            if report.valid_submission
+            else f"The submission is invalid: {report.error}"
+        )
+
+    def _grade_file(self, path: Path | None) -> GradeReport:
+        return grade_bounded(
+            self.competition.id,
+            path,
+            self.dirs.private,
+            shown_path=self._submission_path(),
+            limits=self.grading_limits,
         )
 
     def _grade(self) -> GradeReport:
-        shown = self._submission_path()
+        """The report of the current submission, whatever state the sandbox is in."""
         try:
             path = self._fetch_submission()
-        except FileToolError as exc:
-            report = grade(self.competition, None, self.dirs.private, shown_path=shown)
-            return replace(report, error=str(exc), submission_exists=True)
-        return grade(self.competition, path, self.dirs.private, shown_path=shown)
+        except Exception as exc:  # an unreadable file is an invalid submission, with why
+            report = self._grade_file(None)
+            reason = str(exc) if isinstance(exc, FileToolError) else f"{type(exc).__name__}: {exc}"
+            return replace(
+                report, error=f"the submission could not be read: {reason}", submission_exists=True
+            )
+        return self._grade_file(path)
 
     def _info(self, *, exit_code: int | None, timed_out: bool, tool: str | None = None) -> dict:
         info: dict[str, Any] = {
@@ -268,6 +304,25 @@ class CompetitionEnv(gym.Env):
                 "logs": p.logs,
             }
         return info
+
+
+def _time_limit_above() -> int | None:
+    """The step limit of a Gymnasium `TimeLimit` wrapping this env, if one is calling.
+
+    `gym.make(id, max_episode_steps=N)` wraps the env in `TimeLimit`, which would cut the
+    episode at step N without the grading our own budget does, and Gymnasium hides N from
+    the env it wraps (its spec says None). The wrapper is on the call stack of `reset()`,
+    so the env reads N there and makes it its own graded step budget.
+    """
+    frame = sys._getframe(2)
+    for _ in range(16):
+        if frame is None:
+            return None
+        caller = frame.f_locals.get("self")
+        if isinstance(caller, gym.wrappers.TimeLimit):
+            return int(caller._max_episode_steps)
+        frame = frame.f_back
+    return None
 
 
 def _ensure_prepared(competition_id: str) -> CompetitionDirs:

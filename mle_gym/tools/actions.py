@@ -54,6 +54,11 @@ def parse_action(action: Any) -> ToolCall:
             f"an action must be a string (a bash command) or a dict with a 'tool' key, "
             f"not {type(action).__name__}"
         )
+    if "tool" not in action:
+        raise ActionError(
+            f"the action has no 'tool' key; name one of: {', '.join(TOOL_NAMES)} "
+            "(e.g. {'tool': 'bash', 'command': 'ls'}), or give a bash command as a plain string"
+        )
     tool = action.get("tool")
     if tool not in _SCHEMAS:
         raise ActionError(f"unknown tool {tool!r}; the tools are: {', '.join(TOOL_NAMES)}")

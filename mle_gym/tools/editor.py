@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 
 from mle_gym.sandbox.base import Sandbox
-from mle_gym.tools.files import FileToolError, is_dir, read_text, write_text
+from mle_gym.tools.files import FileToolError, exists, is_dir, read_text, write_text
 
 _SNIPPET_CONTEXT = 4
 _LISTING_LIMIT = 400
@@ -28,7 +28,23 @@ def _snippet(text: str, center_line: int, span: int) -> str:
     return _numbered(lines[start - 1 : end], start)
 
 
-def view(sandbox: Sandbox, path: str, view_range: list[int] | None = None) -> str:
+def _capped(numbered: str, first: int, last: int, total: int, max_chars: int) -> str:
+    """At most `max_chars` characters of whole lines, with how to read on (view_range)."""
+    if len(numbered) <= max_chars:
+        return numbered
+    cut = numbered.rfind("\n", 0, max_chars)
+    shown = numbered[: cut if cut > 0 else max_chars]
+    upto = first + shown.count("\n")
+    return (
+        f"{shown}\n[... output truncated: showing lines {first}-{upto} of {total} "
+        f"({len(numbered):,} characters in lines {first}-{last}); read on with "
+        f"view_range [{upto + 1}, {min(last, upto + 400)}] or use bash (sed -n, grep) ...]"
+    )
+
+
+def view(
+    sandbox: Sandbox, path: str, view_range: list[int] | None = None, max_chars: int = 20_000
+) -> str:
     _require_absolute(path)
     if is_dir(sandbox, path):
         q = shlex.quote(path)
@@ -52,13 +68,12 @@ def view(sandbox: Sandbox, path: str, view_range: list[int] | None = None) -> st
                 f"view_range {view_range} is outside the file's lines 1..{len(lines)} "
                 "(use [start, -1] to read to the end)"
             )
-    return _numbered(lines[first - 1 : last], first)
+    return _capped(_numbered(lines[first - 1 : last], first), first, last, len(lines), max_chars)
 
 
 def create(sandbox: Sandbox, path: str, file_text: str) -> str:
     _require_absolute(path)
-    q = shlex.quote(path)
-    if sandbox.run(f"[ -e {q} ]", 30, max_output_chars=100).exit_code == 0:
+    if exists(sandbox, path):
         raise FileToolError(
             f"{path} already exists; `create` does not overwrite. Use str_replace or insert, "
             "or remove the file first with bash"
