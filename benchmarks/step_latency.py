@@ -3,9 +3,11 @@
     python benchmarks/step_latency.py [--backend local|docker|both] [--repeats N]
 
 local:  median env.step("true") against spawning `bash -c true` directly (subprocess),
-        and median reset().
+        and median reset() and close().
 docker: median env.step("true") against a raw `docker exec <container> true` through the
-        SDK, and median reset() (a container start).
+        SDK, and median reset() (a container start) and close().
+
+Run it with PYTHONPATH pointing at another checkout to measure that version the same way.
 """
 
 from __future__ import annotations
@@ -45,11 +47,17 @@ def bench(backend: str, repeats: int) -> None:
         baseline = median_ms(lambda: container.exec_run(["true"]), repeats)
     resets = max(5, repeats // 20)
     reset = median_ms(lambda: env.reset(), resets)
-    env.close()
+    closes = []
+    for _ in range(resets):
+        env.reset()
+        start = time.perf_counter()
+        env.close()
+        closes.append((time.perf_counter() - start) * 1000)
     print(f"[{backend}] env.step('true')      median {step:8.2f} ms  ({repeats} steps)")
     print(f"[{backend}] {baseline_name:<24} median {baseline:8.2f} ms")
     print(f"[{backend}] ratio step / baseline: {step / baseline:.2f}")
     print(f"[{backend}] env.reset()            median {reset:8.2f} ms  ({resets} resets)")
+    print(f"[{backend}] env.close()            median {statistics.median(closes):8.2f} ms")
 
 
 def main() -> None:
