@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 Split = Literal["lite", "medium", "high", "dev", "demo"]
 
 #: The kind of values a submission column must hold; grading validates against it.
-ValueKind = Literal["bool", "probability", "number", "label", "text"]
+#: "score" is a probability the metric only ranks (ROC AUC): any finite number is scored,
+#: as MLE-bench scores it, and values outside [0, 1] earn a warning rather than a refusal.
+ValueKind = Literal["bool", "probability", "score", "number", "label", "text"]
 
 PrepareFn = Callable[[Path, Path, Path], None]
 FetchFn = Callable[[Path], None]
@@ -46,6 +48,11 @@ class Column:
     kind: ValueKind
     #: For kind "label": the allowed values; None means "the labels seen in the answers".
     labels: tuple[str, ...] | None = None
+    #: For kind "label": the metric scores values outside `labels` (as wrong answers, or as
+    #: further points on the scale), as MLE-bench's grader does; they are accepted with a
+    #: warning instead of refused. They must still look like the labels (integers for
+    #: integer labels).
+    open_labels: bool = False
 
 
 @dataclass(frozen=True)

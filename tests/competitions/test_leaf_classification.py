@@ -26,9 +26,9 @@ CASES = {
         lambda f: pd.concat([f, f.iloc[:1].assign(id=99999)]),
         r"ids that are not in the test set: '99999'",
     ),
-    "ids written as floats": (
-        lambda f: f.assign(id=f["id"].astype(float)),
-        r"ids that are not in the test set: '\d+\.0'",
+    "fractional ids": (
+        lambda f: f.assign(id=f["id"] + 0.5),
+        r"ids that are not in the test set: '\d+\.5'",
     ),
     "duplicate rows": (lambda f: pd.concat([f, f.iloc[:3]]), r"3 duplicate row\(s\)"),
     "species missing": (

@@ -38,8 +38,8 @@ CASES = {
         lambda f: f.assign(scab=[None, *list(f["scab"][1:])]),
         r"'scab' has 1 empty or missing value\(s\)",
     ),
-    "above one": (lambda f: f.assign(rust=1.01), r"'rust' must hold probabilities in \[0, 1\]"),
-    "negative": (lambda f: f.assign(healthy=-1), r"'healthy' must hold probabilities"),
+    "not a number": (lambda f: f.assign(rust="high"), r"'rust' must hold finite numbers"),
+    "infinite": (lambda f: f.assign(healthy="inf"), r"'healthy' must hold finite numbers"),
 }
 
 

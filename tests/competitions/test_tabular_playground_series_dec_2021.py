@@ -31,9 +31,11 @@ CASES = {
         lambda f: f.assign(Cover_Type=[None, *list(f.Cover_Type[1:])]),
         r"'Cover_Type' has 1 empty or missing value\(s\)",
     ),
-    "unknown class": (lambda f: f.assign(Cover_Type=8), r"must hold one of .*; found '8'"),
-    "zero-based classes": (lambda f: f.assign(Cover_Type=0), r"must hold one of .*; found '0'"),
-    "floats": (lambda f: f.assign(Cover_Type=2.0), r"must hold one of '1', '2', '3'.*found '2.0'"),
+    "fractional class": (
+        lambda f: f.assign(Cover_Type=2.5),
+        r"must hold one of '1', '2', '3'.*found '2.5'",
+    ),
+    "class as word": (lambda f: f.assign(Cover_Type="spruce"), r"found 'spruce'"),
 }
 
 

@@ -1,0 +1,87 @@
+"""Reads values the way MLE-bench's grader reads them, where the meaning is unambiguous.
+
+MLE-bench loads a submission with `pandas.read_csv`, which types each column as a whole:
+`17.0` in an integer id column equals the id 17, `2.0` equals the grade 2, and a column of
+`1`/`0` compares equal to True/False. We read cells as text (so nothing is reinterpreted
+silently), then accept exactly these readings, and say in the report what was read so.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from mle_gym.grading.errors import InvalidSubmission
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Integers as `str(int)` writes them; only such labels or ids are read from other spellings.
+_CANONICAL_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+#: Floats represent integers exactly up to 2**53; beyond that a float spelling is ambiguous.
+_EXACT = 2**53
+
+
+def _example(values: pd.Series) -> str:
+    return repr(str(values.iloc[0]))
+
+
+def all_canonical_integers(values: pd.Series | tuple[str, ...]) -> bool:
+    if isinstance(values, tuple):
+        return len(values) > 0 and all(_CANONICAL_INTEGER.fullmatch(v) for v in values)
+    return len(values) > 0 and bool(values.str.fullmatch(_CANONICAL_INTEGER.pattern).all())
+
+
+def integral_spellings(raw: pd.Series) -> pd.Series:
+    """Cells that are integral numbers written otherwise (`17.0`, `+17`, `1.7e1`, `017`),
+    mapped to `str(int)`; other cells map to None."""
+    import numpy as np
+    import pandas as pd
+
+    numbers = pd.to_numeric(raw, errors="coerce")
+    finite = numbers.notna() & np.isfinite(numbers.to_numpy(float, na_value=np.nan))
+    ok = finite & (numbers.abs() < _EXACT) & (numbers == numbers.round())
+    ok &= ~raw.str.fullmatch(_CANONICAL_INTEGER.pattern)
+    mapped = pd.Series(None, index=raw.index, dtype=object)
+    mapped[ok] = numbers[ok].astype("int64").astype(str)
+    return mapped
+
+
+def integer_text(raw: pd.Series, what: str, warnings: list[str]) -> pd.Series:
+    """`raw` with integral numbers written as floats (or with a sign or leading zeros)
+    replaced by their plain integer text; a warning names what was read so."""
+    mapped = integral_spellings(raw)
+    changed = mapped.notna()
+    if not changed.any():
+        return raw
+    warnings.append(
+        f"{int(changed.sum())} {what} written as non-integer numbers (e.g. "
+        f"{_example(raw[changed])}) were read as the integers they equal, as MLE-bench reads them"
+    )
+    return raw.where(~changed, mapped)
+
+
+def booleans(raw: pd.Series, column: str, warnings: list[str]) -> pd.Series | None:
+    """True/False in any case; or, for a whole column of numbers equal to 1 and 0, those
+    read as True and False (pandas types such a column as integers, and 1 == True). None
+    when the column is neither: the caller says what is wrong."""
+    import pandas as pd
+
+    lowered = raw.str.lower()
+    words = lowered.isin(["true", "false"])
+    if words.all():
+        return lowered == "true"
+    numbers = pd.to_numeric(raw, errors="coerce")
+    binary = numbers.isin([0, 1])
+    if binary.all():
+        warnings.append(
+            f"column {column!r} holds 1/0 rather than True/False; read as True/False, as "
+            "MLE-bench reads them"
+        )
+        return numbers == 1
+    if words.any() and binary.any() and (words | binary).all():
+        raise InvalidSubmission(
+            f"column {column!r} mixes True/False with 1/0 (e.g. {_example(raw[words])} and "
+            f"{_example(raw[binary])}); write one or the other"
+        )
+    return None

@@ -1,0 +1,129 @@
+"""Hostile submission shapes are invalid with a reason, never an exception, and files far
+beyond the competition's shape are refused before pandas reads them (issue 9, items 5, 8)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from mle_gym.competitions import get_competition
+from mle_gym.grading import InvalidSubmission, check_submission, grade
+from mle_gym.grading.validation import validate
+
+COMP = get_competition("spaceship-titanic")
+ROWS = 50
+
+
+@pytest.fixture
+def private(tmp_path: Path) -> Path:
+    folder = tmp_path / "private"
+    folder.mkdir()
+    _answers().to_csv(folder / "test.csv", index=False)
+    return folder
+
+
+def _answers() -> pd.DataFrame:
+    ids = [f"{i:04d}_01" for i in range(ROWS)]
+    return pd.DataFrame({"PassengerId": ids, "Transported": ["True", "False"] * (ROWS // 2)})
+
+
+def _file(tmp_path: Path, text: str | bytes) -> Path:
+    path = tmp_path / "submission.csv"
+    if isinstance(text, str):
+        path.write_text(text)
+    else:
+        path.write_bytes(text)
+    return path
+
+
+def _rows() -> str:
+    return "".join(f"{i:04d}_01,True,True\n" for i in range(ROWS))
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["PassengerId,Transported,Transported ", "PassengerId, Transported,Transported"],
+)
+def test_names_that_repeat_once_stripped_are_invalid_not_an_exception(header, private, tmp_path):
+    path = _file(tmp_path, header + "\n" + _rows())
+    report = grade(COMP, path, private)
+    assert not report.valid_submission and report.score is None
+    assert "'Transported' appears more than once" in report.error
+    assert "appears more than once" in check_submission(COMP, path, private)
+
+
+@pytest.fixture
+def no_pandas_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail the test if pandas is asked to parse the submission."""
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("pandas.read_csv was called on a file the shape check refuses")
+
+    monkeypatch.setattr(pd, "read_csv", refuse)
+
+
+def _refused(path: Path) -> str:
+    answers = _answers()
+    started = time.monotonic()
+    with pytest.raises(InvalidSubmission) as caught:
+        validate(path, answers, COMP.submission)
+    assert time.monotonic() - started < 2.0
+    return str(caught.value)
+
+
+def test_thirty_thousand_repeated_columns_are_refused_cheaply(tmp_path, no_pandas_parsing):
+    header = "PassengerId," + ",".join(["Transported"] * 30_000)
+    reason = _refused(_file(tmp_path, header + "\n"))
+    assert "header line is longer than" in reason and "expected 2 column(s)" in reason
+
+
+def test_too_many_columns_are_counted_before_parsing(tmp_path, no_pandas_parsing):
+    header = "PassengerId," + ",".join(f"c{i}" for i in range(3000))
+    reason = _refused(_file(tmp_path, header + "\n"))
+    assert "the header has 3001 columns; expected 2" in reason
+
+
+def test_a_hundred_thousand_empty_column_names_are_refused(tmp_path, no_pandas_parsing):
+    reason = _refused(_file(tmp_path, "PassengerId,Transported" + "," * 100_000 + "\n"))
+    assert "header" in reason and "expected 2" in reason
+
+
+def test_a_header_without_end_is_refused_after_a_bounded_read(tmp_path, no_pandas_parsing):
+    reason = _refused(_file(tmp_path, b"x" * 5_000_000))
+    assert "the header line is longer than" in reason
+
+
+def test_many_short_rows_are_refused_before_parsing(tmp_path, no_pandas_parsing):
+    body = "0000_01,True\n" * (3 * ROWS + 2000)
+    reason = _refused(_file(tmp_path, "PassengerId,Transported\n" + body))
+    assert f"expected {ROWS} rows" in reason and "more than" in reason
+
+
+def test_a_file_of_the_right_shape_still_parses(tmp_path, private):
+    body = "".join(f"{i:04d}_01,True\n" for i in range(ROWS))
+    report = grade(COMP, _file(tmp_path, "PassengerId,Transported\n" + body), private)
+    assert report.valid_submission and report.score == 0.5
+
+
+def test_a_few_extra_columns_are_not_refused_by_the_shape_check(tmp_path, private):
+    header = "PassengerId,Transported," + ",".join(f"note{i}" for i in range(10))
+    body = "".join(f"{i:04d}_01,True" + ",x" * 10 + "\n" for i in range(ROWS))
+    report = grade(COMP, _file(tmp_path, header + "\n" + body), private)
+    assert report.valid_submission, report.error
+
+
+def test_rows_with_long_multi_line_cells_are_counted_as_records(tmp_path):
+    """A sample that keeps each question's body (many lines in one quoted cell) has far
+    more lines than rows: it is still the right shape."""
+    from mle_gym.grading.shape import check_line_count
+
+    path = tmp_path / "submission.csv"
+    body = "\n".join(f"line {i}" for i in range(20))
+    path.write_text("Id,Tags,Body\n" + "".join(f'{i},python,"{body}"\n' for i in range(100)))
+    check_line_count(path, expected_rows=100)  # 2,001 lines, 100 records: accepted
+    path.write_text("Id,Tags\n" + "".join(f"{i},x\n" for i in range(2000)))
+    with pytest.raises(InvalidSubmission, match="more than 1300 rows"):
+        check_line_count(path, expected_rows=100)
