@@ -1,15 +1,32 @@
 """mle_gym: every MLE-bench competition as a Gymnasium environment.
 
 Importing the package registers `mle/<id>-v0` for every competition, so
-`gym.make("mle_gym:mle/<id>-v0")` works in fresh worker processes too.
+`gym.make("mle_gym:mle/<id>-v0")` works in fresh worker processes too. Registration imports
+only the competitions' specs; pandas, scikit-learn, the sandboxes and the grader load when an
+env is made or a competition prepared, so the import costs little more than gymnasium's.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from mle_gym.envs.registration import register_all
-from mle_gym.runner import run_episode as run_episode
-from mle_gym.vector import make_vec  # noqa: F401  (mle_gym.make_vec)
 
 __version__ = "0.1.0"
 
 ENV_IDS = register_all()
 
-__all__ = ["ENV_IDS", "__version__"]
+__all__ = ["ENV_IDS", "__version__", "make_vec", "run_episode"]
+
+
+def __getattr__(name: str) -> Any:
+    """`mle_gym.make_vec` and `mle_gym.run_episode`, imported on first use."""
+    if name == "make_vec":
+        from mle_gym.vector import make_vec
+
+        return make_vec
+    if name == "run_episode":
+        from mle_gym.runner import run_episode
+
+        return run_episode
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,6 +6,7 @@ catalog package; nothing else needs to change.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import pkgutil
 from functools import lru_cache
@@ -40,9 +41,13 @@ def all_competitions() -> list[Competition]:
 
 
 def get_competition(competition_id: str) -> Competition:
+    known = _load()
     try:
-        return _load()[competition_id]
+        return known[competition_id]
     except KeyError:
+        contains = [k for k in known if competition_id and competition_id.lower() in k]
+        close = (contains or difflib.get_close_matches(competition_id, known, n=3, cutoff=0.6))[:3]
+        hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
         raise UnknownCompetition(
-            f"unknown competition {competition_id!r}; `mle-gym list` shows the known ids"
+            f"unknown competition {competition_id!r}; {hint}`mle-gym list` shows the known ids"
         ) from None

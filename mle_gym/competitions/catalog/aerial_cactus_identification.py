@@ -6,8 +6,6 @@ import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -16,6 +14,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import train_test_split
 
 #: Fixed timestamp of the archive members, so a preparation is reproducible.
 _ZIP_TIME = (1980, 1, 1, 0, 0, 0)

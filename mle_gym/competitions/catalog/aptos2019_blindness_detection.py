@@ -6,8 +6,6 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -16,6 +14,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import train_test_split
 
 GRADES = ("0", "1", "2", "3", "4")
 
@@ -96,7 +95,7 @@ COMPETITION = Competition(
     lower_is_better=False,
     submission=SubmissionFormat(
         id_column="id_code",
-        columns=(Column("diagnosis", "label", labels=GRADES),),
+        columns=(Column("diagnosis", "label", labels=GRADES, open_labels=True),),
         answers_file="test.csv",
     ),
     raw_files=("train.csv", "train_images/*.png"),

@@ -6,10 +6,6 @@ import shutil
 import zipfile
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -17,6 +13,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import np, pd, train_test_split
 
 
 def pixel_table(image: Path) -> pd.DataFrame:

@@ -5,9 +5,6 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path, PurePosixPath
 
-import pandas as pd
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -15,6 +12,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import pd, train_test_split
 
 
 def _train_images(archive: zipfile.ZipFile) -> list[str]:

@@ -6,9 +6,6 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-import pandas as pd
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -16,6 +13,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import pd, train_test_split
 
 
 def _copy_images(raw: Path, ids: Iterable[str], folder: Path) -> None:

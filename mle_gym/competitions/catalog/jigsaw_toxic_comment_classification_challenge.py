@@ -10,8 +10,6 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-import pandas as pd
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -20,6 +18,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import pd
 
 CLASSES = ("toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate")
 

@@ -5,9 +5,6 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-import pandas as pd
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -16,6 +13,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import pd, train_test_split
 
 #: The 99 species, in the sample submission's order.
 SPECIES = (

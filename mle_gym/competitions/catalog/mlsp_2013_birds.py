@@ -11,8 +11,6 @@ import io
 import zipfile
 from pathlib import Path
 
-import pandas as pd
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -21,6 +19,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import pd
 
 ARCHIVE = "mlsp_contest_dataset.zip"
 ESSENTIAL = "mlsp_contest_dataset/essential_data"

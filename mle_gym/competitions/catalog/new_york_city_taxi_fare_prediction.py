@@ -5,8 +5,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -15,6 +13,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import train_test_split
 
 #: Rows held out, as many as Kaggle's own (unlabelled) test set has.
 TEST_ROWS = 9914

@@ -10,10 +10,6 @@ import re
 import zipfile
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -22,6 +18,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import np, pd, train_test_split
 
 TARGETS = ("formation_energy_ev_natom", "bandgap_energy_ev")
 #: MLE-bench's sample submission: the same guess for every material.

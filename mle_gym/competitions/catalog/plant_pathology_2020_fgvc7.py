@@ -5,8 +5,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -15,6 +13,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import train_test_split
 
 CLASSES = ("healthy", "multiple_diseases", "rust", "scab")
 
@@ -91,7 +90,7 @@ COMPETITION = Competition(
     lower_is_better=False,
     submission=SubmissionFormat(
         id_column="image_id",
-        columns=tuple(Column(name, "probability") for name in CLASSES),
+        columns=tuple(Column(name, "score") for name in CLASSES),
         answers_file="test.csv",
         allow_extra_columns=False,
     ),

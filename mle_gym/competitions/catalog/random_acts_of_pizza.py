@@ -11,9 +11,6 @@ import json
 import zipfile
 from pathlib import Path
 
-import pandas as pd
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -21,6 +18,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import pd, train_test_split
 
 TARGET = "requester_received_pizza"
 

@@ -6,8 +6,6 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -16,6 +14,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import train_test_split
 
 #: The columns MLE-bench grades (and writes in its sample submission). Kaggle's task had
 #: two more, "CVC - Normal" and "Swan Ganz Catheter Present", which MLE-bench leaves out

@@ -6,8 +6,6 @@ import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-import pandas as pd
-
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -22,6 +20,7 @@ from mle_gym.competitions.tfrecord import (
     without_features,
     write_records,
 )
+from mle_gym.lazy import pd
 
 #: The two of Kaggle's sixteen training shards (about 10% of the images) that MLE-bench
 #: holds out as its test set.

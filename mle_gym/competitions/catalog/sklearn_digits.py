@@ -9,27 +9,9 @@ be; `mle-gym reference-panel sklearn-digits` recomputes them.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
-from sklearn.base import ClassifierMixin
-from sklearn.datasets import load_digits
-from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-from sklearn.ensemble import (
-    ExtraTreesClassifier,
-    HistGradientBoostingClassifier,
-    RandomForestClassifier,
-)
-from sklearn.linear_model import LogisticRegression, Perceptron, RidgeClassifier
-from sklearn.model_selection import train_test_split
-from sklearn.naive_bayes import BernoulliNB, GaussianNB
-from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
-from sklearn.neural_network import MLPClassifier
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC, LinearSVC
-from sklearn.tree import DecisionTreeClassifier
+from typing import Any
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
@@ -39,12 +21,15 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import np, pd, train_test_split
 
 PIXELS = [f"pixel_{i}" for i in range(64)]
 
 
 def fetch_raw(dest: Path) -> None:
     """Write scikit-learn's bundled digits as the competition's raw file."""
+    from sklearn.datasets import load_digits
+
     digits = load_digits()
     frame = pd.DataFrame(digits.data.astype(int), columns=PIXELS)
     frame.insert(0, "id", [f"img_{i:04d}" for i in range(len(frame))])
@@ -64,48 +49,98 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     test[["id", "label"]].to_csv(private / "test.csv", index=False)
 
 
-def _scaled(model: ClassifierMixin) -> Callable[[], ClassifierMixin]:
-    return lambda: make_pipeline(StandardScaler(), model)
-
-
 #: The panel whose accuracies form this competition's leaderboard. Every model is fitted on
 #: public/train.csv with fixed seeds; changing this list changes the thresholds.
-REFERENCE_PANEL: dict[str, Callable[[], ClassifierMixin]] = {
-    "majority-class": lambda: _Majority(),
-    "bernoulli-nb": lambda: BernoulliNB(),
-    "gaussian-nb": lambda: GaussianNB(),
-    "nearest-centroid": lambda: NearestCentroid(),
-    "decision-tree-depth-4": lambda: DecisionTreeClassifier(max_depth=4, random_state=0),
-    "decision-tree-depth-8": lambda: DecisionTreeClassifier(max_depth=8, random_state=0),
-    "decision-tree": lambda: DecisionTreeClassifier(random_state=0),
-    "perceptron": _scaled(Perceptron(random_state=0)),
-    "ridge-classifier": lambda: RidgeClassifier(),
-    "lda": lambda: LinearDiscriminantAnalysis(),
-    "random-forest-10": lambda: RandomForestClassifier(n_estimators=10, random_state=0),
-    "random-forest-200": lambda: RandomForestClassifier(n_estimators=200, random_state=0),
-    "extra-trees-200": lambda: ExtraTreesClassifier(n_estimators=200, random_state=0),
-    "hist-gradient-boosting": lambda: HistGradientBoostingClassifier(random_state=0),
-    "logistic-regression": _scaled(LogisticRegression(max_iter=2000)),
-    "linear-svc": _scaled(LinearSVC(random_state=0)),
-    "knn-1": lambda: KNeighborsClassifier(n_neighbors=1),
-    "knn-5": lambda: KNeighborsClassifier(n_neighbors=5),
-    "knn-15": lambda: KNeighborsClassifier(n_neighbors=15),
-    "mlp": _scaled(MLPClassifier(hidden_layer_sizes=(64,), max_iter=1000, random_state=0)),
-    "svc-rbf": _scaled(SVC()),
-    "svc-rbf-raw": lambda: SVC(gamma=0.001),
-}
+PANEL = (
+    "majority-class",
+    "bernoulli-nb",
+    "gaussian-nb",
+    "nearest-centroid",
+    "decision-tree-depth-4",
+    "decision-tree-depth-8",
+    "decision-tree",
+    "perceptron",
+    "ridge-classifier",
+    "lda",
+    "random-forest-10",
+    "random-forest-200",
+    "extra-trees-200",
+    "hist-gradient-boosting",
+    "logistic-regression",
+    "linear-svc",
+    "knn-1",
+    "knn-5",
+    "knn-15",
+    "mlp",
+    "svc-rbf",
+    "svc-rbf-raw",
+)
 
 
-class _Majority(ClassifierMixin):
+def _panel_model(name: str) -> Any:
+    """A fresh, unfitted model of the panel (scikit-learn is imported only here)."""
+    from sklearn import discriminant_analysis, ensemble, linear_model, naive_bayes, neighbors
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC, LinearSVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    def scaled(model: Any) -> Any:
+        return make_pipeline(StandardScaler(), model)
+
+    makers: dict[str, Callable[[], Any]] = {
+        "majority-class": _majority,
+        "bernoulli-nb": naive_bayes.BernoulliNB,
+        "gaussian-nb": naive_bayes.GaussianNB,
+        "nearest-centroid": neighbors.NearestCentroid,
+        "decision-tree-depth-4": lambda: DecisionTreeClassifier(max_depth=4, random_state=0),
+        "decision-tree-depth-8": lambda: DecisionTreeClassifier(max_depth=8, random_state=0),
+        "decision-tree": lambda: DecisionTreeClassifier(random_state=0),
+        "perceptron": lambda: scaled(linear_model.Perceptron(random_state=0)),
+        "ridge-classifier": linear_model.RidgeClassifier,
+        "lda": discriminant_analysis.LinearDiscriminantAnalysis,
+        "random-forest-10": lambda: ensemble.RandomForestClassifier(
+            n_estimators=10, random_state=0
+        ),
+        "random-forest-200": lambda: ensemble.RandomForestClassifier(
+            n_estimators=200, random_state=0
+        ),
+        "extra-trees-200": lambda: ensemble.ExtraTreesClassifier(n_estimators=200, random_state=0),
+        "hist-gradient-boosting": lambda: ensemble.HistGradientBoostingClassifier(random_state=0),
+        "logistic-regression": lambda: scaled(linear_model.LogisticRegression(max_iter=2000)),
+        "linear-svc": lambda: scaled(LinearSVC(random_state=0)),
+        "knn-1": lambda: neighbors.KNeighborsClassifier(n_neighbors=1),
+        "knn-5": lambda: neighbors.KNeighborsClassifier(n_neighbors=5),
+        "knn-15": lambda: neighbors.KNeighborsClassifier(n_neighbors=15),
+        "mlp": lambda: scaled(
+            MLPClassifier(hidden_layer_sizes=(64,), max_iter=1000, random_state=0)
+        ),
+        "svc-rbf": lambda: scaled(SVC()),
+        "svc-rbf-raw": lambda: SVC(gamma=0.001),
+    }
+    return makers[name]()
+
+
+def _majority() -> Any:
     """Predicts the most frequent training label: the panel's floor."""
+    from sklearn.base import ClassifierMixin
 
-    def fit(self, x: np.ndarray, y: np.ndarray) -> _Majority:
-        values, counts = np.unique(y, return_counts=True)
-        self.label_ = values[np.argmax(counts)]
-        return self
+    class Majority(ClassifierMixin):
+        def fit(self, x: np.ndarray, y: np.ndarray) -> Majority:
+            values, counts = np.unique(y, return_counts=True)
+            self.label_ = values[np.argmax(counts)]
+            return self
 
-    def predict(self, x: np.ndarray) -> np.ndarray:
-        return np.full(len(x), self.label_)
+        def predict(self, x: np.ndarray) -> np.ndarray:
+            return np.full(len(x), self.label_)
+
+    return Majority()
+
+
+REFERENCE_PANEL: dict[str, Callable[[], Any]] = {
+    name: partial(_panel_model, name) for name in PANEL
+}
 
 
 STATEMENT = """\

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -14,6 +12,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import train_test_split
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -15,6 +12,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import pd, train_test_split
 
 #: The seven cover types; some are so rare that the test split may not contain them all.
 COVER_TYPES = tuple(str(i) for i in range(1, 8))
@@ -86,7 +84,7 @@ COMPETITION = Competition(
     lower_is_better=False,
     submission=SubmissionFormat(
         id_column="Id",
-        columns=(Column("Cover_Type", "label", labels=COVER_TYPES),),
+        columns=(Column("Cover_Type", "label", labels=COVER_TYPES, open_labels=True),),
         answers_file="test.csv",
     ),
     raw_files=("train.csv",),

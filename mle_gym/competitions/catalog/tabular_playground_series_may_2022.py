@@ -8,9 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -19,6 +16,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import np, train_test_split
 
 TEST_ROWS = 100_000
 

@@ -11,9 +11,6 @@ import csv
 import zipfile
 from pathlib import Path
 
-import pandas as pd
-from sklearn.model_selection import train_test_split
-
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
     Checksums,
@@ -23,6 +20,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import pd, train_test_split
 
 #: MLE-bench writes every file of these competitions with all text cells quoted.
 QUOTED = {"index": False, "quotechar": '"', "quoting": csv.QUOTE_NONNUMERIC}

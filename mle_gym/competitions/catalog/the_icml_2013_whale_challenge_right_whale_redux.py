@@ -13,8 +13,6 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-import pandas as pd
-
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -22,6 +20,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.lazy import pd
 
 #: Kaggle's training clips are `YYYYMMDD_HHMMSS_<offset>_TRAIN<idx>_<label>.aif`.
 TRAIN_FOLDER = "train2"
