@@ -57,10 +57,15 @@ _EXCEPTION_LINE = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception|Interrupt|Exit)
 class _EndpointCalls:
     """One episode's chat-completions calls: its endpoint, retry bound and accounting."""
 
-    def __init__(self, endpoint: Endpoint, bridge: Bridge, max_retries: int,
-                 request_timeout: float) -> None:
-        self.client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
-                                    max_retries=0, timeout=request_timeout)
+    def __init__(
+        self, endpoint: Endpoint, bridge: Bridge, max_retries: int, request_timeout: float
+    ) -> None:
+        self.client = openai.OpenAI(
+            base_url=endpoint.base_url,
+            api_key=endpoint.api_key,
+            max_retries=0,
+            timeout=request_timeout,
+        )
         self.url = endpoint.chat_url
         self.bridge = bridge
         self.max_retries = max_retries
@@ -76,17 +81,24 @@ class _EndpointCalls:
         except backend_openai.OPENAI_TIMEOUT_EXCEPTIONS as exc:
             self.failures += 1
             if self.failures > self.max_retries:
-                raise EndpointError(f"{self.url}: no answer after {self.failures} attempts; "
-                                    f"last error: {type(exc).__name__}: {exc}") from exc
+                raise EndpointError(
+                    f"{self.url}: no answer after {self.failures} attempts; "
+                    f"last error: {type(exc).__name__}: {exc}"
+                ) from exc
             raise  # AIDE's backoff waits and calls again
         usage = response.usage
-        self.usage.add(CallRecord(
-            index=self.usage.calls, prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0, cost_usd=0.0,
-            seconds=time.monotonic() - started, attempts=self.failures + 1,
-            sent_messages=len(kwargs.get("messages", [])),
-            sent_chars=sum(len(str(m.get("content"))) for m in kwargs.get("messages", [])),
-        ))
+        self.usage.add(
+            CallRecord(
+                index=self.usage.calls,
+                prompt_tokens=usage.prompt_tokens if usage else 0,
+                completion_tokens=usage.completion_tokens if usage else 0,
+                cost_usd=0.0,
+                seconds=time.monotonic() - started,
+                attempts=self.failures + 1,
+                sent_messages=len(kwargs.get("messages", [])),
+                sent_chars=sum(len(str(m.get("content"))) for m in kwargs.get("messages", [])),
+            )
+        )
         self.failures = 0
         return response
 
@@ -143,17 +155,26 @@ class AidePolicy(InvertedPolicy):
 
     name = "aide"
 
-    def __init__(self, base_url: str | None = None, model: str | None = None,
-                 api_key: str | None = None, *, steps: int | None = None,
-                 config: dict[str, Any] | None = None, max_retries: int = 6,
-                 request_timeout: float = 600.0, act_timeout: float = 3600.0) -> None:
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key: str | None = None,
+        *,
+        steps: int | None = None,
+        config: dict[str, Any] | None = None,
+        max_retries: int = 6,
+        request_timeout: float = 600.0,
+        act_timeout: float = 3600.0,
+    ) -> None:
         super().__init__(self._run, act_timeout=act_timeout)
         self.endpoint = Endpoint.resolve(base_url, model, api_key)
         if PROVIDER_MODELS.match(self.endpoint.model):
             raise ValueError(
                 f"AIDE sends the model {self.endpoint.model!r} to its own provider client and "
                 "ignores the base URL; name the model as your endpoint serves it under a name "
-                "AIDE does not route (e.g. 'openai/gpt-4o' through a proxy)")
+                "AIDE does not route (e.g. 'openai/gpt-4o' through a proxy)"
+            )
         self.cfg = OmegaConf.merge(OmegaConf.load(AIDE_CONFIG), config or {})
         self.cfg.agent.code.model = self.cfg.agent.feedback.model = self.endpoint.model
         self.cfg.generate_report = False
@@ -170,20 +191,29 @@ class AidePolicy(InvertedPolicy):
 
     def trajectory(self) -> list[dict[str, Any]]:
         """AIDE's solution tree: one entry per node, in the order they were run."""
-        return [{"step": n.step, "stage": n.stage_name, "parent": n.parent.step if n.parent
-                 else None, "plan": n.plan, "code": n.code, "is_buggy": n.is_buggy,
-                 "metric": n.metric.value if n.metric else None, "analysis": n.analysis}
-                for n in self.journal.nodes]
+        return [
+            {
+                "step": n.step,
+                "stage": n.stage_name,
+                "parent": n.parent.step if n.parent else None,
+                "plan": n.plan,
+                "code": n.code,
+                "is_buggy": n.is_buggy,
+                "metric": n.metric.value if n.metric else None,
+                "analysis": n.analysis,
+            }
+            for n in self.journal.nodes
+        ]
 
     def _run(self, bridge: Bridge) -> None:
         _install_router(self.endpoint)
-        self._calls = _EndpointCalls(self.endpoint, bridge, self.max_retries,
-                                     self.request_timeout)
+        self._calls = _EndpointCalls(self.endpoint, bridge, self.max_retries, self.request_timeout)
         _ROUTER.bind(self._calls)
         self.journal = Journal()
         run = _Episode(bridge, self.cfg)
-        agent = _GymAgent(task_desc=run.task, cfg=self.cfg, journal=self.journal,
-                          preview=run.preview)
+        agent = _GymAgent(
+            task_desc=run.task, cfg=self.cfg, journal=self.journal, preview=run.preview
+        )
         for _ in range(self.cfg.agent.steps):
             agent.step(exec_callback=run.execute)
             run.keep_if_best(self.journal)
@@ -211,19 +241,20 @@ class _Episode:
 
     def preview(self) -> str:
         answer = self.bridge.step(
-            f"cd {shlex.quote(self.data)} && ls -la && head -n 4 *.csv 2>/dev/null | cut -c 1-300")
+            f"cd {shlex.quote(self.data)} && ls -la && head -n 4 *.csv 2>/dev/null | cut -c 1-300"
+        )
         return answer.observation
 
     def execute(self, code: str, reset_session: bool = True) -> ExecutionResult:
         """AIDE's exec_callback: write the node's code in its own directory and run it."""
         self.runs += 1
         where = self._node_dir(self.runs)
-        self.bridge.step({"tool": "create", "path": f"{where}/{self.file_name}",
-                          "file_text": code})
+        self.bridge.step({"tool": "create", "path": f"{where}/{self.file_name}", "file_text": code})
         started = time.monotonic()
         answer = self.bridge.step(
             f"cd {shlex.quote(where)} && mkdir -p working && ln -sfn {shlex.quote(self.data)} "
-            f"input && python {self.file_name}")
+            f"input && python {self.file_name}"
+        )
         seconds = time.monotonic() - started
         info = answer.info
         if info.get("timed_out"):
@@ -233,8 +264,7 @@ class _Episode:
         else:
             names = _EXCEPTION_LINE.findall(answer.observation)
             exc_type = names[-1].rsplit(".", 1)[-1] if names else "RuntimeError"
-        return ExecutionResult(term_out=[answer.observation], exec_time=seconds,
-                               exc_type=exc_type)
+        return ExecutionResult(term_out=[answer.observation], exec_time=seconds, exc_type=exc_type)
 
     def keep_if_best(self, journal: Journal) -> None:
         """Copy the newest node's submission where the env grades it, if it is the best."""

@@ -25,8 +25,9 @@ SUBMIT_SIGNAL = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 # Before mini-swe-agent and litellm are imported: no banner, no user config dir written,
 # and litellm's bundled cost map instead of fetching one from the network.
 os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
-os.environ.setdefault("MSWEA_GLOBAL_CONFIG_DIR",
-                      str(Path.home() / ".cache" / "mle-gym" / "mini-swe-agent"))
+os.environ.setdefault(
+    "MSWEA_GLOBAL_CONFIG_DIR", str(Path.home() / ".cache" / "mle-gym" / "mini-swe-agent")
+)
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import yaml  # noqa: E402
@@ -83,16 +84,27 @@ class GymEnvironment:
             self.bridge.step({"tool": "submit"})
         except EpisodeEnded:
             pass
-        raise Submitted({"role": "exit", "content": text,
-                         "extra": {"exit_status": "Submitted", "submission": text}})
+        raise Submitted(
+            {
+                "role": "exit",
+                "content": text,
+                "extra": {"exit_status": "Submitted", "submission": text},
+            }
+        )
 
     def get_template_vars(self, **kwargs: Any) -> dict[str, Any]:
         # the sandbox shares the host's kernel (bubblewrap or Docker)
         return {**asdict(self.config), **platform.uname()._asdict(), **kwargs}
 
     def serialize(self) -> dict:
-        return {"info": {"config": {"environment": asdict(self.config),
-                                    "environment_type": f"{__name__}.GymEnvironment"}}}
+        return {
+            "info": {
+                "config": {
+                    "environment": asdict(self.config),
+                    "environment_type": f"{__name__}.GymEnvironment",
+                }
+            }
+        }
 
 
 class MiniSweAgentPolicy(InvertedPolicy):
@@ -107,9 +119,17 @@ class MiniSweAgentPolicy(InvertedPolicy):
 
     name = "mini-swe-agent"
 
-    def __init__(self, base_url: str | None = None, model: str | None = None,
-                 api_key: str | None = None, *, config: str = "mini", retries: int = 10,
-                 model_kwargs: dict[str, Any] | None = None, act_timeout: float = 1800.0) -> None:
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key: str | None = None,
+        *,
+        config: str = "mini",
+        retries: int = 10,
+        model_kwargs: dict[str, Any] | None = None,
+        act_timeout: float = 1800.0,
+    ) -> None:
         super().__init__(self._run, act_timeout=act_timeout)
         self.endpoint = Endpoint.resolve(base_url, model, api_key)
         self.config = yaml.safe_load(get_config_path(config).read_text())
@@ -123,8 +143,10 @@ class MiniSweAgentPolicy(InvertedPolicy):
         os.environ["MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT"] = str(self.retries)
         model_config = dict(self.config.get("model", {}))
         model_config["model_kwargs"] = {
-            **model_config.get("model_kwargs", {}), "api_base": self.endpoint.base_url,
-            "api_key": self.endpoint.api_key, **self.model_kwargs,
+            **model_config.get("model_kwargs", {}),
+            "api_base": self.endpoint.base_url,
+            "api_key": self.endpoint.api_key,
+            **self.model_kwargs,
         }
         model_config["cost_tracking"] = "ignore_errors"  # unknown models have no price
         model = get_model(f"openai/{self.endpoint.model}", model_config)

@@ -62,7 +62,9 @@ class GymTerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             return TerminalObservation.from_text(
                 "Not available here: each command runs to completion (or to the env's time "
                 "limit) in a persistent shell; send a new command instead.",
-                is_error=True, command=action.command)
+                is_error=True,
+                command=action.command,
+            )
         if is_signal(action.command, VALIDATE_SIGNAL):
             answer = self.bridge.step({"tool": "validate"})
             code = 0
@@ -70,9 +72,12 @@ class GymTerminalExecutor(ToolExecutor[TerminalAction, TerminalObservation]):
             answer = self.bridge.step({"tool": "bash", "command": action.command})
             code = answer.info.get("exit_code")
         return TerminalObservation.from_text(
-            answer.observation, command=action.command, exit_code=code,
+            answer.observation,
+            command=action.command,
+            exit_code=code,
             timeout=bool(answer.info.get("timed_out")),
-            metadata=CmdOutputMetadata(exit_code=-1 if code is None else code))
+            metadata=CmdOutputMetadata(exit_code=-1 if code is None else code),
+        )
 
 
 class GymFileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation]):
@@ -81,19 +86,24 @@ class GymFileEditorExecutor(ToolExecutor[FileEditorAction, FileEditorObservation
     def __init__(self, bridge: Bridge) -> None:
         self.bridge = bridge
 
-    def __call__(self, action: FileEditorAction,
-                 conversation: Any = None) -> FileEditorObservation:
+    def __call__(self, action: FileEditorAction, conversation: Any = None) -> FileEditorObservation:
         if action.command == "undo_edit":
             return FileEditorObservation.from_text(
                 "undo_edit is not available here; edit the file again instead.",
-                is_error=True, command=action.command, path=action.path)
+                is_error=True,
+                command=action.command,
+                path=action.path,
+            )
         fields = ("path", "file_text", "old_str", "new_str", "insert_line", "view_range")
-        call = {"tool": action.command, **{k: getattr(action, k) for k in fields
-                                           if getattr(action, k) is not None}}
+        call = {
+            "tool": action.command,
+            **{k: getattr(action, k) for k in fields if getattr(action, k) is not None},
+        }
         answer = self.bridge.step(call)
         failed = answer.observation.startswith(("Error:", "Invalid action:"))
-        return FileEditorObservation.from_text(answer.observation, is_error=failed,
-                                               command=action.command, path=action.path)
+        return FileEditorObservation.from_text(
+            answer.observation, is_error=failed, command=action.command, path=action.path
+        )
 
 
 class GymTerminalTool(TerminalTool):
@@ -102,8 +112,9 @@ class GymTerminalTool(TerminalTool):
     name = TerminalTool.name
 
     @classmethod
-    def create(cls, conv_state: ConversationState, episode: str = "",
-               **_options: Any) -> Sequence[TerminalTool]:
+    def create(
+        cls, conv_state: ConversationState, episode: str = "", **_options: Any
+    ) -> Sequence[TerminalTool]:
         return TerminalTool.create(conv_state, executor=GymTerminalExecutor(_BRIDGES[episode]))
 
 
@@ -117,13 +128,20 @@ class GymFileEditorTool(FileEditorTool):
     name = FileEditorTool.name
 
     @classmethod
-    def create(cls, conv_state: ConversationState, episode: str = "",
-               code_dir: str = "") -> Sequence[FileEditorTool]:
+    def create(
+        cls, conv_state: ConversationState, episode: str = "", code_dir: str = ""
+    ) -> Sequence[FileEditorTool]:
         scratch = conv_state.workspace.working_dir
         executor = GymFileEditorExecutor(_BRIDGES[episode])
-        return [tool.model_copy(update={
-            "executor": executor, "description": tool.description.replace(scratch, code_dir)})
-            for tool in FileEditorTool.create(conv_state)]
+        return [
+            tool.model_copy(
+                update={
+                    "executor": executor,
+                    "description": tool.description.replace(scratch, code_dir),
+                }
+            )
+            for tool in FileEditorTool.create(conv_state)
+        ]
 
 
 register_tool(GymTerminalTool.__name__, GymTerminalTool)
@@ -141,38 +159,62 @@ class OpenHandsPolicy(InvertedPolicy):
 
     name = "openhands"
 
-    def __init__(self, base_url: str | None = None, model: str | None = None,
-                 api_key: str | None = None, *, num_retries: int = 5,
-                 retry_min_wait: int = 8, retry_max_wait: int = 64, max_iterations: int = 500,
-                 act_timeout: float = 1800.0) -> None:
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key: str | None = None,
+        *,
+        num_retries: int = 5,
+        retry_min_wait: int = 8,
+        retry_max_wait: int = 64,
+        max_iterations: int = 500,
+        act_timeout: float = 1800.0,
+    ) -> None:
         super().__init__(self._run, act_timeout=act_timeout)
         self.endpoint = Endpoint.resolve(base_url, model, api_key)
-        self.llm_options = {"num_retries": num_retries, "retry_min_wait": retry_min_wait,
-                            "retry_max_wait": retry_max_wait}
+        self.llm_options = {
+            "num_retries": num_retries,
+            "retry_min_wait": retry_min_wait,
+            "retry_max_wait": retry_max_wait,
+        }
         self.max_iterations = max_iterations
         self.conversation: Any = None
 
     def _run(self, bridge: Bridge) -> None:
-        llm = LLM(model=f"openai/{self.endpoint.model}", base_url=self.endpoint.base_url,
-                  api_key=SecretStr(self.endpoint.api_key), usage_id="agent",
-                  **self.llm_options)
+        llm = LLM(
+            model=f"openai/{self.endpoint.model}",
+            base_url=self.endpoint.base_url,
+            api_key=SecretStr(self.endpoint.api_key),
+            usage_id="agent",
+            **self.llm_options,
+        )
         code_dir = bridge.first.info["paths"]["code"]
         episode = uuid.uuid4().hex
-        agent = Agent(llm=llm, tools=[
-            Tool(name=GymTerminalTool.__name__, params={"episode": episode}),
-            Tool(name=GymFileEditorTool.__name__, params={"episode": episode,
-                                                          "code_dir": code_dir}),
-        ])
+        agent = Agent(
+            llm=llm,
+            tools=[
+                Tool(name=GymTerminalTool.__name__, params={"episode": episode}),
+                Tool(
+                    name=GymFileEditorTool.__name__,
+                    params={"episode": episode, "code_dir": code_dir},
+                ),
+            ],
+        )
         with _BRIDGES_LOCK:
             _BRIDGES[episode] = bridge
         try:
             with tempfile.TemporaryDirectory(prefix="mle-gym-openhands-") as scratch:
-                self.conversation = Conversation(agent=agent, workspace=scratch,
-                                                 visualizer=None,
-                                                 max_iteration_per_run=self.max_iterations)
+                self.conversation = Conversation(
+                    agent=agent,
+                    workspace=scratch,
+                    visualizer=None,
+                    max_iteration_per_run=self.max_iterations,
+                )
                 self.conversation.send_message(
                     f"{task_statement(bridge.first.observation)}\n\nWork in {code_dir}. "
-                    f"{VALIDATE_HINT} Call `finish` once the submission is written and valid.")
+                    f"{VALIDATE_HINT} Call `finish` once the submission is written and valid."
+                )
                 self.conversation.run()
         finally:
             with _BRIDGES_LOCK:
@@ -185,7 +227,9 @@ class OpenHandsPolicy(InvertedPolicy):
             return {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
         metrics = self.conversation.conversation_stats.get_combined_metrics()
         tokens = metrics.accumulated_token_usage
-        return {"calls": len(metrics.token_usages),
-                "prompt_tokens": tokens.prompt_tokens if tokens else 0,
-                "completion_tokens": tokens.completion_tokens if tokens else 0,
-                "cost_usd": metrics.accumulated_cost}
+        return {
+            "calls": len(metrics.token_usages),
+            "prompt_tokens": tokens.prompt_tokens if tokens else 0,
+            "completion_tokens": tokens.completion_tokens if tokens else 0,
+            "cost_usd": metrics.accumulated_cost,
+        }
