@@ -1,18 +1,10 @@
-# `make test` works on a fresh Debian machine as root: it installs bubblewrap and Docker,
-# starts dockerd, installs the package, builds the offline agent image, then runs pytest.
-PYTHON ?= python3
+# Shortcuts for those who have make; the commands themselves need only bash and python3.
+.PHONY: test demo
 
-.PHONY: setup test demo
-
-setup:
-	bash .ci/system-setup.sh
-	$(PYTHON) -m pip install -q -e '.[ci]'
-	$(PYTHON) -m mle_gym.cli build-image --offline
-	for script in .ci/setup.d/*.sh; do if [ -e "$$script" ]; then bash "$$script" || exit 1; fi; done
-
-test: setup
-	$(PYTHON) -m pytest -q
+test:
+	bash tests/run.sh
 
 demo:
-	$(PYTHON) -m pip install -q -e .
-	$(PYTHON) -m mle_gym.cli demo
+	python3 -m venv .venv
+	.venv/bin/pip install -q -e .
+	.venv/bin/mle-gym demo

@@ -31,8 +31,10 @@ class MissingExtra(RuntimeError):
 
 
 def _missing(name: str, extra: str, exc: ImportError, note: str = "") -> MissingExtra:
-    return MissingExtra(f"the {name} policy needs the {extra!r} extra ({exc}): "
-                        f"pip install 'mle-gym[{extra}]'{note}; see docs/agents.md")
+    return MissingExtra(
+        f"the {name} policy needs the {extra!r} extra ({exc}): "
+        f"pip install 'mle-gym[{extra}]'{note}; see docs/agents.md"
+    )
 
 
 def _mini_swe_agent(**options: Any) -> Policy:

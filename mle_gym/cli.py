@@ -5,35 +5,23 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
-from rich.table import Table
+import mle_gym
+from mle_gym import cli_show as show
+from mle_gym.cli_show import console, log, say
 
-import mle_gym  # noqa: F401  (registers the envs)
-from mle_gym.competitions import UnknownCompetition, all_competitions, get_competition
-from mle_gym.data import ChecksumError, CompetitionDirs, prepare
-from mle_gym.data.kaggle_download import KaggleUnavailable
-from mle_gym.envs import NotPrepared
-from mle_gym.grading import grade
-from mle_gym.grading.report import GradeReport
-from mle_gym.runner import Step, run_episode
+# Everything heavy (gymnasium, rich, pandas, the grader, the batch runner) is imported by the
+# command that needs it, so `mle-gym --help` starts quickly.
 
-console = Console()
 DEMO_COMPETITION = "sklearn-digits"
+SPLITS = ("lite", "medium", "high", "dev", "demo")
+#: The names `baselines.registry` knows (kept here so `--help` need not import it).
+POLICIES = ("scripted", "llm", "mini-swe-agent", "aide", "openhands")
 
 
 def _policy(name: str, options: dict[str, Any] | None = None) -> Any:
@@ -45,55 +33,85 @@ def _policy(name: str, options: dict[str, Any] | None = None) -> Any:
         raise SystemExit(str(exc)) from None
 
 
-def _log(message: str) -> None:
-    console.print(message, style="dim", markup=False, highlight=False)
+# -- splits -----------------------------------------------------------------------------------
+def split_sizes() -> dict[str, int]:
+    """How many competitions each split has today (an unknown split has none)."""
+    from mle_gym.competitions import all_competitions
+
+    sizes = dict.fromkeys(SPLITS, 0)
+    for comp in all_competitions():
+        sizes[comp.split] = sizes.get(comp.split, 0) + 1
+    return sizes
+
+
+def _existing_splits() -> str:
+    return ", ".join(f"{name} ({n})" for name, n in split_sizes().items() if n)
+
+
+def split_ids(split: str) -> list[str]:
+    """The ids of `split`; exits with what does exist when it has none yet."""
+    from mle_gym.competitions import all_competitions
+
+    ids = [c.id for c in all_competitions() if c.split == split]
+    if not ids:
+        raise SystemExit(
+            f"the {split!r} split has no competitions in mle_gym yet; "
+            f"splits with competitions: {_existing_splits()}"
+        )
+    return ids
 
 
 # -- list -------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
-    table = Table(title="mle_gym competitions (metric ↑: higher is better, ↓: lower is better)")
-    columns = (
-        "id",
-        "split",
-        "metric",
-        "teams",
-        "gold",
-        "silver",
-        "bronze",
-        "median",
-        "sample",
-        "prepared",
-    )
-    for column in columns:
-        numeric = column not in ("id", "split", "metric", "prepared")
-        table.add_column(column, justify="right" if numeric else "left", no_wrap=column == "id")
+    from mle_gym.competitions import all_competitions
+    from mle_gym.data import CompetitionDirs
+
     shown = [c for c in all_competitions() if args.split in (None, c.split)]
-    for comp in shown:
-        arrow = "↓" if comp.lower_is_better else "↑"
-        teams = str(comp.num_teams) if comp.reference_panel is None else f"{comp.num_teams}*"
-        table.add_row(
-            comp.id,
-            comp.split,
-            f"{comp.metric} {arrow}",
-            teams,
-            f"{comp.thresholds.gold:g}",
-            f"{comp.thresholds.silver:g}",
-            f"{comp.thresholds.bronze:g}",
-            f"{comp.thresholds.median:g}",
-            f"{comp.sample_score:g}",
-            "yes" if CompetitionDirs.of(comp.id).is_prepared() else "no",
-        )
-    console.print(table)
+    if args.split and not shown and not args.json:
+        split_ids(args.split)  # says the split is empty and what exists
+    prepared = {c.id: CompetitionDirs.of(c.id).is_prepared() for c in shown}
+    if args.json:
+        print(json.dumps([_competition_json(c, prepared[c.id]) for c in shown], indent=2))
+        return 0
+    rows = [show.competition_cells(c, prepared[c.id]) for c in shown]
+    console().print(show.competitions_table(rows))
     for comp in shown:
         if comp.reference_panel is not None:
-            console.print(f"* {comp.id}: thresholds from a {comp.thresholds_source}", style="dim")
+            say(f"* {comp.id}: thresholds from a {comp.thresholds_source}", style="dim")
     return 0
+
+
+def _competition_json(comp: Any, prepared: bool) -> dict[str, Any]:
+    t = comp.thresholds
+    return {
+        "id": comp.id,
+        "env_id": comp.env_id,
+        "name": comp.name,
+        "split": comp.split,
+        "metric": comp.metric,
+        "lower_is_better": comp.lower_is_better,
+        "teams": comp.num_teams,
+        "thresholds": {"gold": t.gold, "silver": t.silver, "bronze": t.bronze, "median": t.median},
+        "thresholds_source": comp.thresholds_source,
+        "sample_score": comp.sample_score,
+        "prepared": prepared,
+    }
 
 
 # -- prepare ----------------------------------------------------------------------------------
 @contextlib.contextmanager
 def _download_progress(competition_id: str) -> Iterator[Callable[[int, int | None], None]]:
     """A rich progress bar, shown from a download's first report on (nothing otherwise)."""
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TaskID,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -101,7 +119,7 @@ def _download_progress(competition_id: str) -> Iterator[Callable[[int, int | Non
         TransferSpeedColumn(),
         TimeRemainingColumn(),
     )
-    progress = Progress(*columns, console=console)
+    progress = Progress(*columns, console=console())
     task: list[TaskID] = []
 
     def update(done: int, total: int | None) -> None:
@@ -118,9 +136,13 @@ def _download_progress(competition_id: str) -> Iterator[Callable[[int, int | Non
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    ids = list(args.ids) or [c.id for c in all_competitions() if c.split == args.split]
-    if not ids:
-        raise SystemExit("name a competition id, or --split lite|medium|high|dev|demo")
+    from mle_gym.competitions import get_competition
+    from mle_gym.data import ChecksumError, prepare
+    from mle_gym.data.kaggle_download import KaggleUnavailable
+
+    if not args.ids and not args.split:
+        raise SystemExit(f"name a competition id, or --split {'|'.join(SPLITS)}")
+    ids = list(dict.fromkeys([*args.ids, *(split_ids(args.split) if args.split else [])]))
     if args.raw is not None and len(ids) != 1:
         raise SystemExit("--raw takes the files of one competition; name exactly one id")
     status = 0
@@ -133,23 +155,22 @@ def cmd_prepare(args: argparse.Namespace) -> int:
                     args.raw,
                     strict=args.strict,
                     force=args.force,
-                    log=_log,
+                    log=log,
                     on_progress=on_progress,
                 )
         except KaggleUnavailable as exc:
-            console.print(str(exc), style="red", markup=False)
+            say(str(exc), style="red")
             status = 2
             continue
         except ChecksumError as exc:
-            console.print(str(exc), style="red", markup=False)
+            say(str(exc), style="red")
             status = 1
             continue
         for mismatch in result.mismatches:
-            console.print(
+            say(
                 f"warning: {comp.id}: {mismatch} (differs from MLE-bench's split; "
                 "use --strict to make this an error)",
                 style="yellow",
-                markup=False,
             )
         verdict = (
             "already prepared"
@@ -158,72 +179,59 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             if result.checked and not result.mismatches
             else "prepared"
         )
-        console.print(f"[green]{comp.id}[/green]: {verdict} in {result.dirs.root}")
+        console().print(f"[green]{comp.id}[/green]: {verdict} in {result.dirs.root}")
     return status
 
 
 # -- grade ------------------------------------------------------------------------------------
-def print_report(report: GradeReport) -> None:
-    table = Table(title=f"grade: {report.competition_id}", show_header=False)
-    table.add_column("field")
-    table.add_column("value")
-    for key, value in report.to_dict().items():
-        table.add_row(key, "" if value is None else str(value))
-    console.print(table)
-
-
 def cmd_grade(args: argparse.Namespace) -> int:
+    from mle_gym.competitions import get_competition
+    from mle_gym.data import CompetitionDirs
+    from mle_gym.grading import grade
+
     comp = get_competition(args.competition)
     dirs = CompetitionDirs.of(comp.id)
     if not dirs.is_prepared():
-        raise NotPrepared(f"{comp.id} is not prepared: run `mle-gym prepare {comp.id}` first")
+        raise FileNotFoundError(f"{comp.id} is not prepared: run `mle-gym prepare {comp.id}` first")
     report = grade(comp, Path(args.submission), dirs.private)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
-        print_report(report)
+        show.print_report(report)
     return 0 if report.valid_submission else 1
 
 
 # -- run / demo -------------------------------------------------------------------------------
-def _show_step(step: Step) -> None:
-    action = step.action
-    if isinstance(action, dict):
-        label = action.get("tool", "?")
-        detail = action.get("command") or action.get("path") or ""
-    else:
-        label, detail = "bash", str(action)
-    info = step.info
-    status = "" if info.get("exit_code") in (None, 0) else f" [red]exit {info['exit_code']}[/red]"
-    console.rule(f"step {info.get('step')}: {label}{status}  (time left {info.get('time_left')} s)")
-    if detail:
-        console.print(
-            f"[cyan]$ {detail.splitlines()[0][:200]}[/cyan]", markup=True, highlight=False
-        )
-    lines = step.observation.splitlines()
-    shown = lines if len(lines) <= 12 else [*lines[:6], "...", *lines[-5:]]
-    console.print("\n".join(shown), markup=False, highlight=False)
-
-
 def run_and_show(
     competition_id: str,
     policy_name: str,
     env_kwargs: dict[str, Any],
     seed: int,
     policy_options: dict[str, Any] | None = None,
+    *,
+    demo: bool = False,
 ) -> int:
+    import gymnasium as gym
+
+    from mle_gym.grading.report import GradeReport
+    from mle_gym.runner import run_episode
+
     policy = _policy(policy_name, policy_options)
     env = gym.make(f"mle/{competition_id}-v0", **env_kwargs)
     try:
-        episode = run_episode(env, policy, seed=seed, on_step=_show_step)
+        episode = run_episode(env, policy, seed=seed, on_step=show.show_step)
     finally:
         env.close()
     report = episode.report
-    print_report(GradeReport(**report))
-    console.print(
+    show.print_report(GradeReport(**report))
+    console().print(
         f"[bold]reward ({env_kwargs.get('reward_mode', 'normalized')}): "
         f"{episode.total_reward:.4f}[/bold]"
     )
+    usage = getattr(policy, "usage_summary", None)
+    if callable(usage) and (text := usage()):
+        say(text)
+    show.next_steps(competition_id, demo=demo)
     return 0 if report["valid_submission"] else 1
 
 
@@ -253,6 +261,8 @@ BATCH_OPTIONS = (
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from mle_gym.competitions import get_competition
+
     if (
         args.split
         or len(args.competitions) > 1
@@ -260,7 +270,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     ):
         return cmd_batch(args)
     if not args.competitions:
-        raise SystemExit("name a competition id, or several ids or --split for a batch")
+        raise SystemExit(
+            "name a competition id (one episode, shown live), or several ids or --split for a batch"
+        )
     competition_id = args.competitions[0]
     get_competition(competition_id)
     return run_and_show(
@@ -270,11 +282,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 # -- batch runs and their reports ---------------------------------------------------------------
 def _batch_competitions(args: argparse.Namespace) -> list[str]:
+    from mle_gym.competitions import get_competition
+
     ids = list(args.competitions)
     if args.split:
-        ids += [c.id for c in all_competitions() if c.split == args.split]
+        ids += split_ids(args.split)
     if not ids:
-        raise SystemExit("name competition ids or --split for a batch")
+        raise SystemExit(f"name competition ids, or --split {'|'.join(SPLITS)}, for a batch")
     for competition_id in ids:
         get_competition(competition_id)
     return list(dict.fromkeys(ids))
@@ -334,121 +348,236 @@ def cmd_batch(args: argparse.Namespace) -> int:
         f"({where}) → {run_dir}"
     )
     closing = contextlib.closing(scheduler) if args.ray else contextlib.nullcontext()
-    with closing, BatchProgress(console, len(ids) * len(seeds), title) as progress:
+    with closing, BatchProgress(console(), len(ids) * len(seeds), title) as progress:
         result = run_batch(spec, store, scheduler, progress)
-    console.print(to_table(aggregate(store.records()), title=f"report: {run_dir}"))
-    console.print(
+    summary = aggregate(store.records())
+    console().print(to_table(summary, title=f"report: {run_dir}", width=console().width))
+    say(
         f"{result.done} episode(s) run, {result.skipped} already done, "
         f"{result.failed} failed"
-        + (" (run the same command again to retry them)" if result.failed else ""),
-        highlight=False,
+        + (" (run the same command again to retry them)" if result.failed else "")
+    )
+    say(
+        f"next: mle-gym report {run_dir} --episodes (per-episode rows), or --json/--csv; "
+        f"each episode's steps are in {run_dir}/episodes/<id>/seed-<k>/",
+        style="dim",
     )
     return 0 if result.ok else 1
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from mle_gym.batch import RunStore, aggregate
-    from mle_gym.batch.report import to_csv, to_json, to_table
+    from mle_gym.batch.report import to_csv, to_table
 
     store = RunStore(args.run_dir)
     if not store.episodes.is_dir():
         raise FileNotFoundError(f"{args.run_dir} is not a batch run directory (no episodes/)")
-    summary = aggregate(store.records())
+    records = store.records()
+    summary = aggregate(records)
     if args.json:
-        print(to_json(summary))
+        data = summary.to_dict()
+        if args.episodes:
+            data["episode_rows"] = [_episode_json(r) for r in records]
+        print(json.dumps(data, indent=2))
     elif args.csv:
         sys.stdout.write(to_csv(summary))
     else:
-        console.print(to_table(summary, title=f"report: {args.run_dir}"))
+        console().print(to_table(summary, title=f"report: {args.run_dir}", width=console().width))
+        if args.episodes:
+            console().print(show.episodes_table(records))
     return 0
 
 
-# -- docker -----------------------------------------------------------------------------------
+def _episode_json(record: Any) -> dict[str, Any]:
+    report = record.report or {}
+    keys = ("score", "valid_submission", "above_median", "any_medal", "normalized_score")
+    return {
+        "competition_id": record.competition_id,
+        "seed": record.seed,
+        "state": record.state,
+        "attempt": record.attempt,
+        **{key: report.get(key) for key in keys},
+        "error": record.error or report.get("error"),
+    }
+
+
+# -- docker and housekeeping --------------------------------------------------------------------
 def cmd_build_image(args: argparse.Namespace) -> int:
     from mle_gym.sandbox.image import DEFAULT_IMAGE, OFFLINE_IMAGE, build_image, build_offline_image
 
     if args.offline:
-        tag = build_offline_image(args.tag or OFFLINE_IMAGE, force=args.force, log=_log)
+        tag = build_offline_image(args.tag or OFFLINE_IMAGE, force=args.force, log=log)
     else:
-        tag = build_image(args.tag or DEFAULT_IMAGE, cuda=args.cuda, log=_log)
-    console.print(f"image ready: {tag}", style="green", markup=False)
+        tag = build_image(args.tag or DEFAULT_IMAGE, cuda=args.cuda, log=log)
+    say(f"image ready: {tag}", style="green")
     return 0
 
 
 def cmd_reference_panel(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from mle_gym.competitions import get_competition
+    from mle_gym.data import prepare
     from mle_gym.grading.grader import score_submission
     from mle_gym.grading.medals import thresholds_from_leaderboard
     from mle_gym.grading.reference_panel import panel_scores
 
     comp = get_competition(args.competition)
-    dirs = prepare(comp, log=_log).dirs
+    dirs = prepare(comp, log=log).dirs
     scores = panel_scores(comp, dirs.public, dirs.private)
     table = Table(title=f"reference panel: {comp.id}")
     table.add_column("score", justify="right")
     table.add_column("model")
     for name, score in scores.items():
         table.add_row(f"{score:.5f}", name)
-    console.print(table)
+    console().print(table)
     t = thresholds_from_leaderboard(list(scores.values()))
     sample, _ = score_submission(comp, dirs.public / comp.submission.sample_file, dirs.private)
-    console.print(
+    say(
         f"gold {t.gold:g}  silver {t.silver:g}  bronze {t.bronze:g}  median {t.median:g}  "
-        f"sample submission {sample:g}",
-        markup=False,
+        f"sample submission {sample:g}"
     )
     return 0
 
 
 def cmd_gc(args: argparse.Namespace) -> int:
-    from mle_gym.sandbox.containers import collect_garbage
-    from mle_gym.sandbox.engine import connect
+    """Scratch folders first: they need no Docker, and a machine without Docker has them."""
     from mle_gym.sandbox.scratch import sweep
 
-    removed = collect_garbage(connect())
-    console.print(
+    say(f"removed {len(sweep())} scratch folder(s) of dead processes")
+    try:
+        from mle_gym.sandbox.containers import collect_garbage
+        from mle_gym.sandbox.engine import DockerUnavailableError, connect
+    except ImportError as exc:  # the docker SDK is missing: nothing of docker's to remove
+        say(f"containers: skipped (the Docker SDK cannot be imported: {exc})", style="dim")
+        return 0
+    try:
+        client = connect()
+    except DockerUnavailableError:
+        say("containers: skipped (no Docker engine reachable, so none can be left)", style="dim")
+        return 0
+    removed = collect_garbage(client)
+    say(
         f"removed {len(removed)} orphaned container(s)"
-        + (f": {', '.join(removed)}" if removed else ""),
-        markup=False,
+        + (f": {', '.join(removed)}" if removed else "")
     )
-    console.print(f"removed {len(sweep())} scratch folder(s) of dead processes", markup=False)
     return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    from mle_gym.competitions import get_competition
+    from mle_gym.data import prepare
+
     comp = get_competition(DEMO_COMPETITION)
-    console.print(
+    console().print(
         f"[bold]mle_gym demo[/bold]: the scripted baseline on {comp.name}, fully "
         f"offline ({args.backend} sandbox)"
     )
-    prepare(comp, log=_log)
-    return run_and_show(comp.id, "scripted", _env_kwargs(args), args.seed)
+    prepare(comp, log=log)
+    env_kwargs = _env_kwargs(args)
+    if args.backend == "local" and shutil.which("bwrap") is None:
+        # The demo's commands are our own scripted baseline's, not a model's: running them
+        # unisolated is safe, and lets the demo work on a machine without bubblewrap.
+        env_kwargs["sandbox_options"] = {"isolation": "none"}
+        say(
+            "bubblewrap is not installed, so the demo runs its scripted commands without "
+            "isolation (they are mle_gym's own). Agents need isolation: install bubblewrap "
+            "(apt-get install bubblewrap) or use --backend docker.",
+            style="yellow",
+        )
+    return run_and_show(comp.id, "scripted", env_kwargs, args.seed, demo=True)
 
 
 # -- parser -----------------------------------------------------------------------------------
+def at_least_one(text: str) -> int:
+    """argparse type: a whole number >= 1 (0 or less would silently run one or no episode)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value
+
+
 def _add_env_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--backend", choices=("local", "docker"), default="local")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--time-limit", type=float, dest="time_limit")
-    parser.add_argument("--max-steps", type=int, dest="max_steps")
-    parser.add_argument("--step-timeout", type=float, dest="step_timeout")
-    parser.add_argument(
-        "--reward-mode", choices=("normalized", "medal", "score"), dest="reward_mode"
+    group = parser.add_argument_group("episode")
+    group.add_argument(
+        "--backend",
+        choices=("local", "docker"),
+        default="local",
+        help="sandbox: local (bubblewrap) or docker (default: local)",
+    )
+    group.add_argument(
+        "--seed", type=int, default=0, help="reset seed; a batch uses SEED, SEED+1, ... (default 0)"
+    )
+    group.add_argument(
+        "--time-limit",
+        type=positive_float,
+        dest="time_limit",
+        metavar="SECONDS",
+        help="wall-clock budget of the episode, in seconds (default: the env's, 1 day)",
+    )
+    group.add_argument(
+        "--max-steps",
+        type=at_least_one,
+        dest="max_steps",
+        metavar="N",
+        help="step budget of the episode (default: the env's, 1000)",
+    )
+    group.add_argument(
+        "--step-timeout",
+        type=positive_float,
+        dest="step_timeout",
+        metavar="SECONDS",
+        help="longest one command may run, in seconds (default: the env's, 3600)",
+    )
+    group.add_argument(
+        "--reward-mode",
+        choices=("normalized", "medal", "score"),
+        dest="reward_mode",
+        help="normalized: 0 sample .. 1 gold; medal: 0-3; score: the raw metric "
+        "(default: normalized)",
     )
 
 
+def _add_split(parser: argparse.ArgumentParser | Any, what: str) -> None:
+    parser.add_argument("--split", choices=SPLITS, help=f"{what} (see `mle-gym list`)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mle-gym", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="mle-gym",
+        description="Every MLE-bench competition as a Gymnasium environment: prepare data, "
+        "grade submissions, run policies.",
+        epilog="Start with `mle-gym demo`; `mle-gym COMMAND --help` describes each command.",
+    )
+    parser.add_argument("--version", action="version", version=f"mle-gym {mle_gym.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("list", help="competitions, their metric, thresholds and prepared state")
-    p.add_argument("--split", choices=("lite", "medium", "high", "dev", "demo"))
+    _add_split(p, "only the competitions of this split")
+    p.add_argument("--json", action="store_true", help="print JSON (every field), not a table")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("prepare", help="download (or import) and split a competition's data")
-    p.add_argument("ids", nargs="*", metavar="ID")
-    p.add_argument("--split", choices=("lite", "medium", "high", "dev", "demo"))
+    p.add_argument("ids", nargs="*", metavar="ID", help="competition ids (see `mle-gym list`)")
+    _add_split(p, "prepare every competition of this split")
     p.add_argument(
-        "--raw", type=Path, help="a directory or zip with the Kaggle files you already have"
+        "--raw",
+        type=Path,
+        metavar="DIR_OR_ZIP",
+        help="a directory or zip with the Kaggle files you already have (instead of downloading)",
     )
     p.add_argument(
         "--strict", action="store_true", help="fail when a file differs from MLE-bench's"
@@ -457,8 +586,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_prepare)
 
     p = sub.add_parser("grade", help="grade a submission file against the private answers")
-    p.add_argument("competition")
-    p.add_argument("submission")
+    p.add_argument("competition", metavar="ID", help="competition id")
+    p.add_argument("submission", metavar="FILE", help="the submission CSV")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=cmd_grade)
 
@@ -471,51 +600,75 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a policy: one episode shown live (one id), or a batch of "
         "(competition, seed) episodes (several ids, --split, --seeds, ...)",
     )
-    p.add_argument("competitions", nargs="*", metavar="ID")
-    p.add_argument("--policy", default="scripted")
-    p.add_argument("--base-url", dest="base_url", help="OpenAI-compatible endpoint (LLM policies)")
-    p.add_argument("--model", help="model name (LLM policies)")
-    p.add_argument("--api-key", dest="api_key", help="API key (LLM policies)")
+    p.add_argument("competitions", nargs="*", metavar="ID", help="competition ids")
+    p.add_argument(
+        "--policy",
+        default="scripted",
+        choices=POLICIES,
+        help="who acts: scripted (offline baseline), llm (tool-calling agent on an "
+        "OpenAI-compatible endpoint), mini-swe-agent, aide, openhands (default: scripted; "
+        "see docs/agents.md)",
+    )
+    llm = p.add_argument_group("LLM policies")
+    llm.add_argument(
+        "--base-url",
+        dest="base_url",
+        metavar="URL",
+        help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else api.openai.com)",
+    )
+    llm.add_argument("--model", help="model name (default: $MLE_GYM_MODEL, else the policy's)")
+    llm.add_argument(
+        "--api-key", dest="api_key", metavar="KEY", help="API key (default: $OPENAI_API_KEY)"
+    )
     _add_env_options(p)
     batch = p.add_argument_group("batch", "any of these (or several ids, or --split) runs a batch")
-    batch.add_argument("--split", choices=("lite", "medium", "high", "dev", "demo"))
+    _add_split(batch, "every competition of this split")
     batch.add_argument(
-        "--seeds", type=int, help="episodes per competition, seeds --seed, --seed+1, ..."
+        "--seeds",
+        type=at_least_one,
+        metavar="N",
+        help="episodes per competition, with seeds SEED, SEED+1, ... (default 1)",
     )
     batch.add_argument(
         "--workers",
-        type=int,
+        type=at_least_one,
+        metavar="N",
         help="episodes at once (default 1; with --ray: as many as the cluster fits)",
     )
     batch.add_argument(
         "--run-dir",
         type=Path,
         dest="run_dir",
+        metavar="DIR",
         help="where episodes are kept; rerunning resumes (default runs/POLICY-WHAT)",
     )
     batch.add_argument(
         "--ray", metavar="auto|ADDRESS", help="run episodes as tasks on a Ray cluster"
     )
     batch.add_argument(
-        "--gpus", help="device ids to spread over the episodes, e.g. 0,1,2,3 (docker)"
+        "--gpus",
+        metavar="IDS",
+        help="device ids to spread over the episodes, e.g. 0,1,2,3 (docker; default none)",
     )
     batch.add_argument(
         "--gpus-per-episode",
         type=float,
         dest="gpus_per_episode",
+        metavar="N",
         help="devices per episode (default 1 with --gpus; 0 on Ray)",
     )
     batch.add_argument(
         "--cpus-per-episode",
-        type=float,
+        type=positive_float,
         dest="cpus_per_episode",
-        help="CPUs reserved on Ray and the docker limit (default 1 on Ray)",
+        metavar="N",
+        help="CPUs reserved on Ray and the docker limit (default 1 on Ray, no docker limit)",
     )
     batch.add_argument(
         "--memory-per-episode",
         dest="memory_per_episode",
         metavar="SIZE",
-        help="memory reserved on Ray and the docker limit, e.g. 16g",
+        help="memory reserved on Ray and the docker limit, e.g. 16g (default: none)",
     )
     p.set_defaults(func=cmd_run)
 
@@ -524,10 +677,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="aggregate a batch run as MLE-bench does: rates and "
         "scores, mean ± standard error over seeds",
     )
-    p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the batch's --run-dir")
+    p.add_argument(
+        "--episodes", action="store_true", help="also one row per episode (state, score, medal)"
+    )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print JSON")
-    fmt.add_argument("--csv", action="store_true", help="print CSV")
+    fmt.add_argument("--csv", action="store_true", help="print CSV (the summary rows)")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("build-image", help="build the Docker image agents run in")
@@ -537,31 +693,46 @@ def build_parser() -> argparse.ArgumentParser:
         help="from Debian packages only (debootstrap), no registry needed",
     )
     p.add_argument("--cuda", action="store_true", help="the CUDA variant (registry build only)")
-    p.add_argument("--tag")
+    p.add_argument("--tag", help="image tag (default: mle-gym's own tag for the variant)")
     p.add_argument("--force", action="store_true", help="rebuild even if the image exists")
     p.set_defaults(func=cmd_build_image)
 
     p = sub.add_parser(
         "reference-panel", help="recompute a competition's thresholds from its reference models"
     )
-    p.add_argument("competition")
+    p.add_argument("competition", metavar="ID", help="a competition with a reference panel")
     p.set_defaults(func=cmd_reference_panel)
 
-    p = sub.add_parser("gc", help="remove containers left behind by dead mle_gym processes")
+    p = sub.add_parser(
+        "gc",
+        help="remove what dead mle_gym processes left: scratch folders of the local sandbox, "
+        "and docker containers when Docker runs",
+    )
     p.set_defaults(func=cmd_gc)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    from mle_gym.competitions import UnknownCompetition
+
     try:
         return args.func(args)
-    except (UnknownCompetition, NotPrepared, FileNotFoundError, RuntimeError, ValueError) as exc:
-        console.print(f"error: {exc}", style="red", markup=False)
+    except (UnknownCompetition, FileNotFoundError, RuntimeError, ValueError) as exc:
+        say(f"error: {exc}", style="red")
         return 2
     except KeyboardInterrupt:
-        console.print("interrupted", style="red")
+        say("interrupted", style="red")
         return 130
+    except BrokenPipeError:  # e.g. `mle-gym list --json | head`: the reader has enough
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -11,11 +10,9 @@ import pytest
 from mle_gym.competitions import get_competition
 from mle_gym.data import prepare
 from tests.batch_support import batch_args, mle_gym
+from tests.prerequisites import IN_CI, REPO, SHARED, SPACESHIP_RAW, require_shared
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-SPACESHIP_RAW = SHARED / "data" / "spaceship-titanic" / "raw"
-IN_CI = os.environ.get("CI") == "true"
+__all__ = ["IN_CI", "REPO", "SHARED", "SPACESHIP_RAW"]
 
 
 @pytest.fixture
@@ -30,8 +27,7 @@ def mle_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session")
 def spaceship_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A cache with spaceship-titanic prepared from the real Kaggle files in ../shared."""
-    if not SPACESHIP_RAW.is_dir():
-        pytest.fail(f"the real spaceship-titanic files are expected at {SPACESHIP_RAW}")
+    require_shared("data", "spaceship-titanic", "raw")
     root = tmp_path_factory.mktemp("spaceship-cache")
     prepare(get_competition("spaceship-titanic"), SPACESHIP_RAW, root=root)
     return root

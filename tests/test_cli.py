@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPACESHIP_RAW, require_bwrap
+from tests.conftest import require_bwrap
+from tests.prerequisites import SPACESHIP_RAW, require_shared
 
 
 def mle_gym(*args: str, home: Path, ok: bool = True) -> subprocess.CompletedProcess:
@@ -30,6 +31,7 @@ def mle_gym(*args: str, home: Path, ok: bool = True) -> subprocess.CompletedProc
 
 
 def test_list_shows_competitions_and_prepared_state(tmp_path: Path) -> None:
+    require_shared("data", "spaceship-titanic", "raw")
     out = mle_gym("list", home=tmp_path).stdout
     assert "spaceship-titanic" in out and "sklearn-digits" in out
     assert "0.82066" in out and "panel of 22 scikit-learn reference models" in out
@@ -51,6 +53,7 @@ def test_prepare_without_credentials_explains_what_to_do(tmp_path: Path) -> None
 
 
 def test_prepare_then_grade_json(tmp_path: Path) -> None:
+    require_shared("data", "spaceship-titanic", "raw")
     out = mle_gym(
         "prepare", "spaceship-titanic", "--raw", str(SPACESHIP_RAW), "--strict", home=tmp_path
     ).stdout

@@ -174,8 +174,8 @@ def test_repeated_header_names_are_invalid_not_an_exception(spaceship_home, back
     with _env(backend) as env:
         report = _submit(
             env,
-            "awk -F, 'NR == 1 {print $1 \",Transported,Transported \"; next} "
-            f"{{print $1 \",\" $2 \",\" $2}}' /home/data/sample_submission.csv > {SUBMISSION}",
+            'awk -F, \'NR == 1 {print $1 ",Transported,Transported "; next} '
+            f'{{print $1 "," $2 "," $2}}\' /home/data/sample_submission.csv > {SUBMISSION}',
         )
     assert not report["valid_submission"] and report["error"]
 
@@ -312,8 +312,7 @@ def test_unprivileged_host_maps_the_agent_onto_that_user() -> None:
         python_roots=[],
     )
     checks = (
-        "sleep 4.25 & echo x > /proc/sys/kernel/domainname; unshare -r true; "
-        "echo userns=$?; wait"
+        "sleep 4.25 & echo x > /proc/sys/kernel/domainname; unshare -r true; echo userns=$?; wait"
     )
     argv = [*argv[: argv.index("bash")], "bash", "-c", checks]
     seccomp.filter_program()

@@ -4,7 +4,6 @@ write its data, or harm anything outside its episode."""
 from __future__ import annotations
 
 import os
-
 import socket
 import sys
 import threading
@@ -13,10 +12,10 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
-from mle_gym.sandbox.local import ROOT_HOST_AGENT_UID
 import mle_gym  # noqa: F401
 from mle_gym.data import CompetitionDirs
 from mle_gym.data.checksums import md5_of
+from mle_gym.sandbox.local import ROOT_HOST_AGENT_UID
 from tests.conftest import REPO, SHARED, require_bwrap
 
 

@@ -91,7 +91,7 @@ def test_dead_endpoint_ends_the_episode_with_a_clear_error(mle_home: Path) -> No
     url = dead_endpoint()
     policy = LLMAgentPolicy(base_url=url, model="m", max_retries=2, backoff=0.05)
     started = time.monotonic()
-    with pytest.raises(EndpointError, match=re.escape(url) + ".*no answer after 3 attempts"):
+    with pytest.raises(EndpointError, match=re.escape(url) + ".*connection refused"):
         _episode("mle/sklearn-digits-v0", "local", policy)
     assert time.monotonic() - started < 60
 

@@ -10,9 +10,9 @@ import pytest
 from mle_gym.competitions.spec import Thresholds
 from mle_gym.grading.grader import normalized_score
 from mle_gym.grading.medals import medal, medal_positions, thresholds_from_leaderboard
-from tests.conftest import SHARED
+from tests.prerequisites import SHARED, require_shared
 
-SPECS = list(csv.DictReader((SHARED / "specs" / "competitions.csv").open()))
+SPECS = list(csv.DictReader(require_shared("specs", "competitions.csv", module=True).open()))
 
 
 def test_there_are_82_leaderboards() -> None:

@@ -28,6 +28,7 @@ from tests.llm_server import (
     dead_endpoint,
     tool,
 )
+from tests.prerequisites import require_openhands_venv
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -76,11 +77,7 @@ def openhands_plan() -> list[Reply]:
 
 
 def run_in_venv(env_id: str, backend: str, **options: Any) -> subprocess.CompletedProcess:
-    if not VENV_PYTHON.exists():
-        pytest.fail(
-            f"no Python 3.12 venv with OpenHands at {VENV_PYTHON}: run "
-            f"bash .ci/setup.d/agents.sh (or set MLE_GYM_OPENHANDS_VENV)"
-        )
+    require_openhands_venv(VENV_PYTHON)
     return subprocess.run(
         [str(VENV_PYTHON), "-c", EPISODE, env_id, backend, json.dumps(options)],
         check=False,

@@ -13,15 +13,17 @@ from mle_gym.competitions.spec import Checksums
 from mle_gym.data import ChecksumError, CompetitionDirs, prepare
 from mle_gym.data.checksums import md5_of
 from mle_gym.grading import grade
-from tests.conftest import SHARED, SPACESHIP_RAW
+from tests.prerequisites import SPACESHIP_RAW, require_shared
 
+require_shared("data", "spaceship-titanic", "raw", module=True)
 COMP = get_competition("spaceship-titanic")
 
 
 def test_prepared_files_have_mlebench_md5(spaceship_cache: Path) -> None:
     import json
 
-    expected = json.loads((SHARED / "specs" / "mlebench_checksums.json").read_text())[COMP.id]
+    checksums = require_shared("specs", "mlebench_checksums.json")
+    expected = json.loads(checksums.read_text())[COMP.id]
     dirs = CompetitionDirs.of(COMP.id, spaceship_cache)
     assert sorted(p.name for p in dirs.public.iterdir()) == sorted(expected["public"])
     for name, md5 in expected["public"].items():

@@ -5,5 +5,12 @@ from baselines.llm_agent.endpoint import MODEL_VARIABLE, Endpoint
 from baselines.llm_agent.policy import LLMAgentPolicy
 from baselines.llm_agent.usage import Prices, Usage
 
-__all__ = ["MODEL_VARIABLE", "ChatClient", "Endpoint", "EndpointError", "LLMAgentPolicy",
-           "Prices", "Usage"]
+__all__ = [
+    "MODEL_VARIABLE",
+    "ChatClient",
+    "Endpoint",
+    "EndpointError",
+    "LLMAgentPolicy",
+    "Prices",
+    "Usage",
+]

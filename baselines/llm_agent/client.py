@@ -8,6 +8,7 @@ reasoning) or ignore ours work too.
 
 from __future__ import annotations
 
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,33 @@ RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
 
 class EndpointError(RuntimeError):
     """The endpoint refused the request, or gave no usable answer within the retry bound."""
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """The exception and everything it wraps (requests wraps urllib3, which wraps OSError)."""
+    found: list[BaseException] = []
+    todo: list[object] = [exc]
+    while todo and len(found) < 20:
+        item = todo.pop()
+        if not isinstance(item, BaseException) or any(item is f for f in found):
+            continue
+        found.append(item)
+        todo += [item.__cause__, item.__context__, getattr(item, "reason", None), *item.args]
+    return found
+
+
+def unreachable(exc: BaseException) -> str | None:
+    """Why no server can answer at all (refused connection, unknown host), else None.
+
+    Retrying those only delays the error: nothing listens, or the name does not resolve.
+    Timeouts, resets and 5xx answers stay retried, since they pass.
+    """
+    for cause in _causes(exc):
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused (nothing listens there: is the server running?)"
+        if isinstance(cause, socket.gaierror):
+            return f"the host name does not resolve ({cause})"
+    return None
 
 
 @dataclass
@@ -40,8 +68,15 @@ class Completion:
 class ChatClient:
     """POST /chat/completions with retries on connection errors, 408/409/429 and 5xx."""
 
-    def __init__(self, endpoint: Endpoint, *, max_retries: int = 4, backoff: float = 2.0,
-                 max_backoff: float = 30.0, request_timeout: float = 600.0) -> None:
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        *,
+        max_retries: int = 4,
+        backoff: float = 2.0,
+        max_backoff: float = 30.0,
+        request_timeout: float = 600.0,
+    ) -> None:
         self.endpoint = endpoint
         self.max_retries = max_retries
         self.backoff = backoff
@@ -49,8 +84,9 @@ class ChatClient:
         self.request_timeout = request_timeout
         self._session = requests.Session()
 
-    def complete(self, messages: list[dict[str, Any]], *, tools: list[dict] | None = None,
-                 **params: Any) -> Completion:
+    def complete(
+        self, messages: list[dict[str, Any]], *, tools: list[dict] | None = None, **params: Any
+    ) -> Completion:
         body: dict[str, Any] = {"model": self.endpoint.model, "messages": messages, **params}
         if tools:
             body["tools"] = tools
@@ -63,10 +99,18 @@ class ChatClient:
             attempts += 1
             try:
                 response = self._session.post(
-                    self.endpoint.chat_url, json=body, timeout=self.request_timeout,
+                    self.endpoint.chat_url,
+                    json=body,
+                    timeout=self.request_timeout,
                     headers={"Authorization": f"Bearer {self.endpoint.api_key}"},
                 )
             except requests.RequestException as exc:
+                reason = unreachable(exc)
+                if reason is not None:
+                    raise EndpointError(
+                        f"{self.endpoint.chat_url}: {reason}; set the endpoint with "
+                        "--base-url or OPENAI_BASE_URL"
+                    ) from exc
                 last_error = f"{type(exc).__name__}: {exc}"
                 continue
             if response.status_code in RETRY_STATUSES:

@@ -42,9 +42,13 @@ def _shorten(message: Message, keep: int) -> Message:
         return {**message, "content": elide(message["content"], keep)}
     if message.get("role") == "assistant" and message.get("tool_calls"):
         calls = [
-            {**c, "function": {**c["function"],
-                               "arguments": _elide_arguments(c["function"].get("arguments") or "",
-                                                             keep)}}
+            {
+                **c,
+                "function": {
+                    **c["function"],
+                    "arguments": _elide_arguments(c["function"].get("arguments") or "", keep),
+                },
+            }
             for c in message["tool_calls"]
         ]
         return {**message, "tool_calls": calls}
@@ -65,8 +69,14 @@ def _size(messages: list[Message]) -> int:
     return sum(len(json.dumps(m)) for m in messages)
 
 
-def compact(messages: list[Message], *, head: int = 2, recent_turns: int = 4,
-            old_output_chars: int = 600, max_chars: int = 200_000) -> list[Message]:
+def compact(
+    messages: list[Message],
+    *,
+    head: int = 2,
+    recent_turns: int = 4,
+    old_output_chars: int = 600,
+    max_chars: int = 200_000,
+) -> list[Message]:
     """The view of `messages` to send: old outputs shortened, oldest turns dropped to fit."""
     fixed, rest = messages[:head], messages[head:]
     turns = _turns(rest)
@@ -77,7 +87,15 @@ def compact(messages: list[Message], *, head: int = 2, recent_turns: int = 4,
     while len(turns) > 1 and sum(_size(t) for t in turns) > budget:
         turns.pop(0)
         dropped += 1
-    note = ([{"role": "user", "content": f"[{dropped} earlier turns were dropped to fit the "
-                                         "context; files you wrote are still in the sandbox]"}]
-            if dropped else [])
+    note = (
+        [
+            {
+                "role": "user",
+                "content": f"[{dropped} earlier turns were dropped to fit the "
+                "context; files you wrote are still in the sandbox]",
+            }
+        ]
+        if dropped
+        else []
+    )
     return fixed + note + [m for t in turns for m in t]

@@ -37,9 +37,14 @@ def _assistant(message: dict[str, Any]) -> dict[str, Any]:
     kept: dict[str, Any] = {"role": "assistant", "content": message.get("content") or ""}
     if message.get("tool_calls"):
         kept["tool_calls"] = [
-            {"id": c.get("id") or f"call_{i}", "type": "function",
-             "function": {"name": c["function"].get("name", ""),
-                          "arguments": c["function"].get("arguments") or "{}"}}
+            {
+                "id": c.get("id") or f"call_{i}",
+                "type": "function",
+                "function": {
+                    "name": c["function"].get("name", ""),
+                    "arguments": c["function"].get("arguments") or "{}",
+                },
+            }
             for i, c in enumerate(message["tool_calls"])
         ]
     return kept
@@ -75,14 +80,21 @@ class LLMAgentPolicy:
         system_prompt: str = SYSTEM_PROMPT,
     ) -> None:
         self.endpoint = Endpoint.resolve(base_url, model, api_key)
-        self.client = ChatClient(self.endpoint, max_retries=max_retries, backoff=backoff,
-                                 request_timeout=request_timeout)
+        self.client = ChatClient(
+            self.endpoint, max_retries=max_retries, backoff=backoff, request_timeout=request_timeout
+        )
         self.prices = prices or Prices()
-        self.params = {k: v for k, v in (("temperature", temperature),
-                                         ("max_tokens", max_tokens)) if v is not None}
+        self.params = {
+            k: v
+            for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
+            if v is not None
+        }
         self.max_idle_replies = max_idle_replies
-        self.context = {"recent_turns": recent_turns, "old_output_chars": old_output_chars,
-                        "max_chars": max_context_chars}
+        self.context = {
+            "recent_turns": recent_turns,
+            "old_output_chars": old_output_chars,
+            "max_chars": max_context_chars,
+        }
         self.system_prompt = system_prompt
         self.reset()
 
@@ -99,15 +111,35 @@ class LLMAgentPolicy:
     def last_step_info(self) -> dict[str, Any] | None:
         return self.records[-1].to_dict() if self.records else None
 
+    def usage_summary(self) -> str:
+        """One line for the end of a run: calls, tokens, cost and time spent waiting."""
+        u = self.usage
+        if not u.calls:
+            return "LLM usage: no calls made"
+        prices = self.prices.prompt or self.prices.completion
+        priced = bool(prices) or any(c.cost_usd for c in self.calls)
+        cost = f"${u.cost_usd:.4f}" if priced else "cost unknown (no prices, none reported)"
+        return (
+            f"LLM usage ({self.endpoint.model}): {u.calls} call(s), {u.attempts} attempt(s); "
+            f"{u.prompt_tokens:,} prompt + {u.completion_tokens:,} completion = "
+            f"{u.total_tokens:,} tokens; {cost}; {u.seconds:.1f} s waiting for the endpoint"
+        )
+
     def trajectory(self) -> dict[str, Any]:
         """The episode as the policy saw it: transcript, per-step records and totals."""
-        return {"model": self.endpoint.model, "messages": self.messages,
-                "steps": [r.to_dict() for r in self.records], "usage": self.usage.to_dict()}
+        return {
+            "model": self.endpoint.model,
+            "messages": self.messages,
+            "steps": [r.to_dict() for r in self.records],
+            "usage": self.usage.to_dict(),
+        }
 
     def act(self, observation: str, info: dict[str, Any]) -> dict[str, Any]:
         if not self.messages:
-            self.messages = [{"role": "system", "content": self.system_prompt},
-                             {"role": "user", "content": observation}]
+            self.messages = [
+                {"role": "system", "content": self.system_prompt},
+                {"role": "user", "content": observation},
+            ]
         elif self._pending is not None:
             self._answer(self._pending, observation + _budget_note(info))
             self._pending = None
@@ -150,11 +182,14 @@ class LLMAgentPolicy:
         if cost is None:
             cost = self.prices.cost(completion.prompt_tokens, completion.completion_tokens)
         call = CallRecord(
-            index=len(self.calls), prompt_tokens=completion.prompt_tokens,
-            completion_tokens=completion.completion_tokens, cost_usd=cost,
-            seconds=completion.seconds, attempts=completion.attempts,
-            sent_messages=len(view), sent_chars=sum(len(str(m.get("content") or ""))
-                                                    for m in view),
+            index=len(self.calls),
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            cost_usd=cost,
+            seconds=completion.seconds,
+            attempts=completion.attempts,
+            sent_messages=len(view),
+            sent_chars=sum(len(str(m.get("content") or "")) for m in view),
         )
         self.calls.append(call)
         self.usage.add(call)

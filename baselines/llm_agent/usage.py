@@ -80,6 +80,11 @@ class StepRecord:
         return sum(c.cost_usd for c in self.calls)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"step": self.step, "action": self.action, "llm_calls": len(self.calls),
-                "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd}
+        return {
+            "step": self.step,
+            "action": self.action,
+            "llm_calls": len(self.calls),
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+        }

@@ -40,17 +40,38 @@ def to_csv(summary: RunSummary) -> str:
     return out.getvalue()
 
 
-def to_table(summary: RunSummary, title: str) -> Table:
-    table = Table(title=title, caption=_caption(summary))
-    table.add_column("competition", no_wrap=True)
+#: Figures shown when the terminal is narrow, with short labels (the rest stay in --json
+#: and --csv).
+NARROW_FIGURES = {
+    "valid_submission": "valid %",
+    "above_median": ">median %",
+    "any_medal": "medal %",
+    "normalized_score": "norm.",
+}
+#: Below this many columns the table shows NARROW_FIGURES only.
+FULL_WIDTH = 140
+
+
+def to_table(summary: RunSummary, title: str, width: int | None = None) -> Table:
+    """The summary; at `width` below FULL_WIDTH (80 when piped) only the main figures, so
+    that every cell stays readable."""
+    from rich import box
+
+    narrow = width is not None and width < FULL_WIDTH
+    shown = [(k, label) for k, label in FIGURES if not narrow or k in NARROW_FIGURES]
+    caption = _caption(summary) + ("; --json or --csv has every figure" if narrow else "")
+    table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD)
+    table.add_column("competition", overflow="fold")
     table.add_column("seeds", justify="right")
-    for key, label in FIGURES:
-        table.add_column(label if key == "normalized_score" else f"{label} %", justify="right")
+    for key, label in shown:
+        heading = label if key == "normalized_score" else f"{label} %"
+        table.add_column(NARROW_FIGURES[key] if narrow else heading, justify="right")
+    keys = [key for key, _ in shown]
     for row in summary.competitions:
-        table.add_row(*_cells(row))
+        table.add_row(*_cells(row, keys))
     if summary.competitions:
         table.add_section()
-        table.add_row(*_cells(summary.overall), style="bold")
+        table.add_row(*_cells(summary.overall, keys), style="bold")
     return table
 
 
@@ -59,9 +80,9 @@ def write_report_files(summary: RunSummary, run_dir: Path) -> None:
     (run_dir / REPORT_CSV).write_text(to_csv(summary))
 
 
-def _cells(row: Row) -> list[str]:
+def _cells(row: Row, keys: list[str] | None = None) -> list[str]:
     cells = [row.name, str(row.seeds)]
-    for key, _ in FIGURES:
+    for key in keys or [k for k, _ in FIGURES]:
         figure = row.figures.get(key)
         cells.append("—" if figure is None else _format(figure, percent=key != "normalized_score"))
     return cells

@@ -1,0 +1,175 @@
+"""What the `mle-gym` command prints: tables that fit the terminal (or 80 columns when piped),
+grading reports, and one episode's steps.
+
+rich is imported here only, when something is printed, so `mle-gym --help` never pays for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from mle_gym.batch.store import EpisodeRecord
+    from mle_gym.competitions import Competition
+    from mle_gym.grading.report import GradeReport
+    from mle_gym.runner import Step
+
+_console: Console | None = None
+#: Lines of a step's output shown live: head and tail, the rest is cut (and said so).
+STEP_HEAD_LINES = 6
+STEP_TAIL_LINES = 5
+
+
+def console() -> Console:
+    global _console
+    if _console is None:
+        from rich.console import Console
+
+        _console = Console()
+    return _console
+
+
+def log(message: str) -> None:
+    console().print(message, style="dim", markup=False, highlight=False)
+
+
+def say(message: str, style: str | None = None) -> None:
+    console().print(message, style=style, markup=False, highlight=False)
+
+
+# -- competitions -----------------------------------------------------------------------------
+#: Columns of `mle-gym list`, widest set first; narrower terminals get a shorter set.
+LIST_COLUMNS = (
+    ("id", "split", "metric", "teams", "gold", "silver", "bronze", "median", "sample", "prepared"),
+    ("id", "split", "metric", "gold", "median", "prepared"),
+    ("id", "metric", "prepared"),
+)
+_MIN_WIDTH = {0: 150, 1: 100, 2: 0}
+
+
+def competition_cells(comp: Competition, prepared: bool) -> dict[str, str]:
+    arrow = "↓" if comp.lower_is_better else "↑"
+    t = comp.thresholds
+    return {
+        "id": comp.id,
+        "split": comp.split,
+        "metric": f"{comp.metric} {arrow}",
+        "teams": f"{comp.num_teams}{'*' if comp.reference_panel is not None else ''}",
+        "gold": f"{t.gold:g}",
+        "silver": f"{t.silver:g}",
+        "bronze": f"{t.bronze:g}",
+        "median": f"{t.median:g}",
+        "sample": f"{comp.sample_score:g}",
+        "prepared": "yes" if prepared else "no",
+    }
+
+
+def competitions_table(rows: Sequence[dict[str, str]], width: int | None = None) -> Any:
+    """A table of the widest column set that fits `width` (the console's by default)."""
+    from rich import box
+    from rich.table import Table
+
+    width = width or console().width
+    level = next(k for k, need in sorted(_MIN_WIDTH.items()) if width >= need)
+    columns = LIST_COLUMNS[level]
+    caption = None if level == 0 else "a wider terminal, or --json, shows every column"
+    table = Table(
+        title="mle_gym competitions (↑ higher is better, ↓ lower is better)",
+        caption=caption,
+        box=box.SIMPLE_HEAD if level else box.HEAVY_HEAD,
+    )
+    for column in columns:
+        text = column in ("id", "split", "metric", "prepared")
+        # Ids stay whole (they are what one types next); the other cells fold if need be.
+        table.add_column(
+            column,
+            justify="left" if text else "right",
+            overflow="fold",
+            no_wrap=column == "id",
+            min_width=max((len(r["id"]) for r in rows), default=2) if column == "id" else None,
+        )
+    for row in rows:
+        table.add_row(*(row[c] for c in columns))
+    return table
+
+
+# -- grading ----------------------------------------------------------------------------------
+def print_report(report: GradeReport) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"grade: {report.competition_id}", show_header=False)
+    table.add_column("field", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    for key, value in report.to_dict().items():
+        table.add_row(key, "" if value is None else str(value))
+    console().print(table)
+
+
+# -- one episode, live ------------------------------------------------------------------------
+def show_step(step: Step) -> None:
+    action = step.action
+    if isinstance(action, dict):
+        label = action.get("tool", "?")
+        detail = action.get("command") or action.get("path") or ""
+    else:
+        label, detail = "bash", str(action)
+    info = step.info
+    out = console()
+    status = "" if info.get("exit_code") in (None, 0) else f" [red]exit {info['exit_code']}[/red]"
+    out.rule(f"step {info.get('step')}: {label}{status}  (time left {info.get('time_left')} s)")
+    if detail:
+        out.print(f"$ {detail.splitlines()[0][:200]}", style="cyan", markup=False, highlight=False)
+    lines = step.observation.splitlines()
+    if len(lines) <= STEP_HEAD_LINES + STEP_TAIL_LINES + 1:
+        out.print("\n".join(lines), markup=False, highlight=False)
+        return
+    cut = len(lines) - STEP_HEAD_LINES - STEP_TAIL_LINES
+    out.print("\n".join(lines[:STEP_HEAD_LINES]), markup=False, highlight=False)
+    say(f"... {cut} line(s) cut here (the agent saw them all) ...", style="yellow")
+    out.print("\n".join(lines[-STEP_TAIL_LINES:]), markup=False, highlight=False)
+
+
+def next_steps(competition_id: str, *, demo: bool) -> None:
+    """Where to go from one finished episode."""
+    lines = [
+        "next steps:",
+        "  mle-gym list                                     the competitions, prepared or not",
+        f"  mle-gym run {competition_id} --policy llm        an LLM agent (docs/agents.md)",
+        f"  mle-gym run {competition_id} --seeds 3 --workers 2   a batch, then mle-gym report",
+    ]
+    if demo:
+        lines.insert(1, "  mle-gym prepare spaceship-titanic --raw DIR      a Kaggle competition")
+    lines.append("  from Python: gym.make('mle/<id>-v0') (README.md)")
+    say("\n".join(lines), style="dim")
+
+
+# -- batch runs -------------------------------------------------------------------------------
+def episodes_table(records: Sequence[EpisodeRecord]) -> Any:
+    """One row per attempted episode: its state, score, medal and normalised score."""
+    from rich.table import Table
+
+    table = Table(title="episodes")
+    table.add_column("competition", overflow="fold")
+    for name in ("seed", "state", "score", "medal", "normalised"):
+        table.add_column(name, justify="right" if name != "state" else "left")
+    for record in records:
+        report = record.report or {}
+        score = report.get("score")
+        normalised = report.get("normalized_score")
+        medal = next(
+            (m for m in ("gold", "silver", "bronze") if report.get(f"{m}_medal")),
+            "—" if record.state == "done" else "",
+        )
+        state = record.state if record.state != "done" or score is not None else "invalid"
+        table.add_row(
+            record.competition_id,
+            str(record.seed),
+            state,
+            "" if score is None else f"{score:g}",
+            medal,
+            "" if normalised is None else f"{normalised:.3f}",
+        )
+    return table

@@ -1,0 +1,51 @@
+"""One rule for tests that need something a plain clone lacks.
+
+The full suite needs pieces that are not in the repository: `../shared` next to the clone
+(the real spaceship-titanic files, the 82 leaderboards, competitions.csv and MLE-bench's
+checksums) and a Python 3.12 venv with OpenHands for the OpenHands tests. On a developer's
+machine a test that lacks one is skipped, with a reason that says what is missing and how to
+get it; with CI=true (the CI machine has everything) the same test fails instead, so nothing
+is silently left out there.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+SPACESHIP_RAW = SHARED / "data" / "spaceship-titanic" / "raw"
+IN_CI = os.environ.get("CI") == "true"
+
+
+def require(present: bool, missing: str, *, module: bool = False) -> None:
+    """Skip (outside CI) or fail (CI=true) when `present` is false; `missing` says what."""
+    if present:
+        return
+    if IN_CI:
+        pytest.fail(f"CI=true but {missing}", pytrace=False)
+    pytest.skip(f"{missing} (CI=true makes this a failure)", allow_module_level=module)
+
+
+def require_shared(*parts: str, module: bool = False) -> Path:
+    """A path under ../shared, the project's data kept next to the clone."""
+    path = SHARED.joinpath(*parts)
+    require(
+        path.exists(),
+        f"{path} is missing: these tests need the project's shared data in ../shared "
+        "(real Kaggle files, leaderboards, competitions.csv) next to the clone",
+        module=module,
+    )
+    return path
+
+
+def require_openhands_venv(python: Path) -> None:
+    """The OpenHands SDK needs Python >= 3.12, in a venv of its own."""
+    require(
+        python.exists(),
+        f"no Python 3.12 venv with OpenHands at {python}: run bash .ci/setup.d/agents.sh "
+        "(or set MLE_GYM_OPENHANDS_VENV)",
+    )
