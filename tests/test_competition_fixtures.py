@@ -22,11 +22,18 @@ from tests.fixtures.raw import generator_for
 WITH_FIXTURES = [c for c in all_competitions() if generator_for(c) is not None]
 
 
-def _prepared(comp: Competition, tmp_path: Path):
-    raw = tmp_path / "raw-source"
-    raw.mkdir()
-    generator_for(comp).make_raw(raw)
-    return prepare(comp, raw, root=tmp_path / "cache").dirs
+_PREPARED: dict[str, object] = {}
+
+
+def _prepared(comp: Competition, factory: pytest.TempPathFactory):
+    """Each competition prepared once for all the checks below (none of them writes)."""
+    if comp.id not in _PREPARED:
+        base = factory.mktemp(comp.id)
+        raw = base / "raw-source"
+        raw.mkdir()
+        generator_for(comp).make_raw(raw)
+        _PREPARED[comp.id] = prepare(comp, raw, root=base / "cache").dirs
+    return _PREPARED[comp.id]
 
 
 def _answers(comp: Competition, private: Path) -> pd.DataFrame:
@@ -36,9 +43,9 @@ def _answers(comp: Competition, private: Path) -> pd.DataFrame:
 
 
 @pytest.fixture(params=WITH_FIXTURES, ids=lambda c: c.id)
-def prepared(request: pytest.FixtureRequest, tmp_path: Path):
+def prepared(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     comp = request.param
-    return comp, _prepared(comp, tmp_path)
+    return comp, _prepared(comp, tmp_path_factory)
 
 
 def test_prepare_writes_mlebench_file_names(prepared) -> None:

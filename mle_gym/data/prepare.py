@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from mle_gym.competitions.hardlink_helpers import link_or_copy
 from mle_gym.competitions.spec import Competition
 from mle_gym.data import kaggle_download
 from mle_gym.data.cache import CompetitionDirs
@@ -69,6 +70,17 @@ def _download(
     return kaggle_download.download(comp.id, dirs.download, size, on_progress)
 
 
+def _missing_message(comp: Competition, staging: Path, source: Path | None) -> str:
+    """Every raw file (or pattern) prepare reads that is absent, and what it expects."""
+    missing = [n for n in comp.raw_files if not any(staging.glob(n))]
+    where = str(source) if source is not None else "the download"
+    return (
+        f"{where} lacks {len(missing)} of the {len(comp.raw_files)} raw file(s) that "
+        f"preparing {comp.id} reads: {', '.join(missing)} (paths relative to the folder "
+        "or zip, as in Kaggle's archive of the competition)"
+    )
+
+
 def _fill_raw(
     comp: Competition,
     dirs: CompetitionDirs,
@@ -84,8 +96,11 @@ def _fill_raw(
                 with zipfile.ZipFile(source) as zf:
                     zf.extractall(staging)
             elif source.is_dir():
-                log(f"copying raw files from {source}")
-                shutil.copytree(source, staging, dirs_exist_ok=True, symlinks=False)
+                # hard links where the file system allows: raw sets run to hundreds of GB
+                log(f"linking (or copying) raw files from {source}")
+                shutil.copytree(
+                    source, staging, dirs_exist_ok=True, symlinks=False, copy_function=link_or_copy
+                )
             else:
                 raise FileNotFoundError(f"--raw must be a directory or a zip file: {source}")
         elif comp.fetch_raw is not None:
@@ -98,10 +113,7 @@ def _fill_raw(
                 zf.extractall(staging)
         _unpack_download(comp, staging)
         if not _raw_complete(comp, staging):
-            missing = [n for n in comp.raw_files if not any(staging.glob(n))]
-            raise FileNotFoundError(
-                f"the raw files of {comp.id} are incomplete; missing: {', '.join(missing)}"
-            )
+            raise FileNotFoundError(_missing_message(comp, staging, source))
         shutil.rmtree(dirs.raw, ignore_errors=True)
         os.replace(staging, dirs.raw)
         shutil.rmtree(dirs.download, ignore_errors=True)  # unpacked into raw/ now
@@ -135,7 +147,26 @@ def prepare(
     if dirs.is_prepared() and not force and source is None:
         record = dirs.preparation_record()
         return PrepareResult(dirs, checked=record.get("checksums_checked", False), reused=True)
+    created = not dirs.root.exists()
     dirs.root.mkdir(parents=True, exist_ok=True)
+    try:
+        return _prepare_in(comp, dirs, source, strict, log, on_progress)
+    except BaseException:
+        # A failed first preparation leaves no empty <id>/ that would look half-prepared
+        # (a partial Kaggle download in it is kept: the next run resumes it).
+        if created and dirs.root.is_dir() and not any(dirs.root.iterdir()):
+            dirs.root.rmdir()
+        raise
+
+
+def _prepare_in(
+    comp: Competition,
+    dirs: CompetitionDirs,
+    source: Path | None,
+    strict: bool,
+    log: Log,
+    on_progress: ProgressFn | None,
+) -> PrepareResult:
     if source is not None or not _raw_complete(comp, dirs.raw):
         _fill_raw(comp, dirs, source, log, on_progress)
 
