@@ -355,3 +355,26 @@ def _uid(status: Path) -> int | None:
         if line.startswith("Uid:"):
             return int(line.split()[1])
     return None
+
+
+@pytest.mark.docker
+def test_docker_can_join_a_network_of_the_users(public: Path, docker_engine) -> None:
+    """network_name puts the container on the user's network (here an internal one) and on
+    no other; a network that does not exist is refused with how to make it. (What an
+    internal network blocks is enforced by dockerd's iptables rules, off on CI's engine.)"""
+    from mle_gym.sandbox.docker import DockerSandbox
+
+    network = docker_engine.networks.create("mle-gym-test-internal", internal=True)
+    try:
+        sandbox = DockerSandbox(network_name=network.name)
+        sandbox.start(SandboxSpec(public, network=True))
+        try:
+            sandbox.container.reload()
+            joined = set(sandbox.container.attrs["NetworkSettings"]["Networks"])
+        finally:
+            sandbox.stop()
+    finally:
+        network.remove()
+    assert joined == {network.name}
+    with pytest.raises(SandboxError, match="docker network create --internal"):
+        DockerSandbox(network_name="mle-gym-no-such-network")

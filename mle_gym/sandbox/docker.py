@@ -79,6 +79,7 @@ class DockerSandbox(ShellBackedSandbox):
         gpus: GpuSpec = None,
         user: str = "1000:1000",
         disk: str | None = "8g",
+        network_name: str | None = None,
     ) -> None:
         self.client = connect()
         self.image = resolve_image(self.client, image)
@@ -90,6 +91,18 @@ class DockerSandbox(ShellBackedSandbox):
         self.device_requests = device_requests(gpus)
         self.user = user
         self.disk = disk
+        #: With network=True: a Docker network of the user's to join instead of the default
+        #: bridge (which reaches every host service bound to 0.0.0.0), e.g. one made with
+        #: `docker network create --internal` or one behind the user's own firewall rules.
+        self.network_name = network_name
+        if network_name is not None:
+            try:
+                self.client.networks.get(network_name)
+            except NotFound:
+                raise SandboxError(
+                    f"no Docker network named {network_name!r}; create it first, e.g. "
+                    f"`docker network create --internal {network_name}`"
+                ) from None
         self.paths = SandboxPaths()
         self.container: Any = None
         self.shell: ShellSession | None = None
@@ -126,7 +139,7 @@ class DockerSandbox(ShellBackedSandbox):
             hostname="sandbox",
             environment=self._env,
             labels=containers.owner_labels(episode),
-            network_mode="bridge" if spec.network else "none",
+            network_mode=(self.network_name or "bridge") if spec.network else "none",
             volumes={
                 str(spec.public_dir.resolve()): {"bind": self.paths.data, "mode": "ro"},
                 str(logs): {"bind": self.paths.logs, "mode": "ro"},

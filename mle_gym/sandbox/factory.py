@@ -11,7 +11,17 @@ BACKENDS = ("local", "docker")
 #: The options each backend takes (sandbox_options), checked when an env is made.
 OPTIONS = {
     "local": ("isolation", "memory", "cpus", "pids_limit", "disk", "uid"),
-    "docker": ("image", "memory", "cpus", "pids_limit", "shm_size", "gpus", "user", "disk"),
+    "docker": (
+        "image",
+        "memory",
+        "cpus",
+        "pids_limit",
+        "shm_size",
+        "gpus",
+        "user",
+        "disk",
+        "network_name",
+    ),
 }
 
 
