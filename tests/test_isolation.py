@@ -36,10 +36,13 @@ def run(env, command: str) -> str:
 def test_private_answers_are_unreachable(env, spaceship_home: Path) -> None:
     private = CompetitionDirs.of("spaceship-titanic", spaceship_home).private / "test.csv"
     answer_md5 = md5_of(private)
-    for path in (private, spaceship_home, SHARED, REPO, "/work"):
-        assert "No such file" in run(env, f"ls {path} 2>&1 | head -1"), path
-    # The host's home shows at most the path down to the bound Python installation.
     python_root = Path(sys.prefix).resolve()
+    for path in map(Path, (private, spaceship_home, SHARED, REPO, "/work")):
+        if python_root.is_relative_to(path):  # a venv inside the clone: only the way down
+            assert run(env, f"ls -A {path}").split() == [python_root.relative_to(path).parts[0]]
+        else:
+            assert "No such file" in run(env, f"ls {path} 2>&1 | head -1"), path
+    # The host's home shows at most the path down to the bound Python installation.
     if python_root.is_relative_to(Path.home()):
         visible = run(env, f"ls -A {Path.home()}").split()
         assert visible == [python_root.relative_to(Path.home()).parts[0]]

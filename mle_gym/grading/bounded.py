@@ -82,8 +82,23 @@ def _wait(pid: int, seconds: float) -> int | None:
         pause = min(pause * 2, 0.05)
 
 
+def _preload() -> None:
+    """Import what grading uses before any child is forked under its limits: an import
+    inside a child with a small address space would fail as a missing library, not as
+    the memory limit it is."""
+    import numpy  # noqa: F401
+    import pandas  # noqa: F401
+    import sklearn.metrics  # noqa: F401
+
+    from mle_gym.grading.metrics import METRICS
+    from mle_gym.grading.validation import validate  # noqa: F401
+
+    len(METRICS)  # gathers every metric module
+
+
 def serve() -> None:
     """Read one JSON request a line; fork a child per request; answer with its fate."""
+    _preload()
     for line in sys.stdin:
         request = json.loads(line)
         out = request["out"]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 #: Largest action accepted, in characters (commands and file contents alike).
-MAX_ACTION_CHARS = 4_000_000
+MAX_ACTION_CHARS = 8_000_000
 
 
 class ActionError(ValueError):

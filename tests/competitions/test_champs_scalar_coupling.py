@@ -30,7 +30,7 @@ def test_split_by_molecule_keeps_only_training_molecules_public(dirs, answers) -
     for name in MOLECULE_TABLES:
         assert set(pd.read_csv(dirs.public / name)["molecule_name"]) == kept, name
     xyz = list((dirs.public / "structures").iterdir())
-    assert {p.stem for p in xyz} == kept and all(os.stat(p).st_nlink == 2 for p in xyz)
+    assert {p.stem for p in xyz} == kept and all(os.stat(p).st_nlink >= 2 for p in xyz)
 
 
 @pytest.mark.parametrize(

@@ -35,9 +35,9 @@ def test_last_eight_days_are_held_out(dirs, bought) -> None:
 
 def test_unchanged_files_are_hard_links(dirs) -> None:
     for name in ("articles.csv", "customers.csv", "sample_submission.csv"):
-        assert os.stat(dirs.public / name).st_nlink == 2
+        assert os.stat(dirs.public / name).st_nlink >= 2
     images = [p for p in (dirs.public / "images").rglob("*.jpg")]
-    assert len(images) == 5 and all(os.stat(p).st_nlink == 2 for p in images)
+    assert len(images) == 5 and all(os.stat(p).st_nlink >= 2 for p in images)
 
 
 def test_chunks_write_the_bytes_of_one_read(tmp_path, monkeypatch) -> None:
