@@ -86,7 +86,7 @@ MALFORMED = [
     ({"tool": "view", "path": "/home/data/train.csv", "view_range": [1]}, "view_range must be"),
     ({"tool": "insert", "path": "/x", "insert_line": "3", "new_str": "a"}, "must be a int"),
     ({"tool": "create", "path": "/x", "file_text": "a", "mode": 7}, "unexpected: mode"),
-    ({"tool": "bash", "command": "x" * 5_000_000}, "the limit is 4,000,000"),
+    ({"tool": "bash", "command": "x" * 9_000_000}, "the limit is 8,000,000"),
     ("echo a\x00; rm -rf /home/code", "cannot contain NUL"),
     (None, "not NoneType"),
     (["ls"], "not list"),

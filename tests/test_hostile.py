@@ -21,7 +21,7 @@ import pytest
 import mle_gym  # noqa: F401  (registers the envs)
 from mle_gym.grading.bounded import GradingLimits
 from mle_gym.sandbox import seccomp, shell_backed
-from mle_gym.sandbox.base import SandboxError, SandboxPaths, SandboxSpec
+from mle_gym.sandbox.base import SandboxError, SandboxFileError, SandboxPaths, SandboxSpec
 from mle_gym.sandbox.local import LocalSandbox, bwrap_argv
 from tests.conftest import require_bwrap
 
@@ -378,3 +378,13 @@ def test_docker_can_join_a_network_of_the_users(public: Path, docker_engine) -> 
     assert joined == {network.name}
     with pytest.raises(SandboxError, match="docker network create --internal"):
         DockerSandbox(network_name="mle-gym-no-such-network")
+
+
+def test_file_tools_have_the_agents_permissions(box: LocalSandbox) -> None:
+    """The host (root in CI) moves files with the agent's permissions, not its own."""
+    box.run("echo secret > /home/code/locked; chmod 000 /home/code/locked", 10)
+    with pytest.raises(SandboxFileError, match="Permission denied"):
+        box.read_file("/home/code/locked", 100)
+    with pytest.raises(SandboxFileError, match="Permission denied"):
+        box.write_file("/home/code/locked", b"overwritten")
+    assert box.run("chmod 600 /home/code/locked; cat /home/code/locked", 10).output == "secret\n"

@@ -435,6 +435,7 @@ class LocalSandbox(ShellBackedSandbox):
             self.cgroup.kill_all()
 
     def stop(self) -> None:
+        self._files.close()
         if self.uplink is not None:
             self.uplink.stop()
             self.uplink = None

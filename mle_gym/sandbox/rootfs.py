@@ -5,21 +5,23 @@ functions, forge output markers or fill the terminal. So the tools and the grade
 move files through it. They reach the sandbox's file system through the kernel's view of
 its root, `/proc/<pid>/root`, and resolve every path with openat2's RESOLVE_IN_ROOT: a
 symlink (absolute or `..`) is followed as it would be inside the sandbox and can never
-lead out of it. When the host runs as root, each operation runs in a short-lived child
-that has taken the agent's uid and gid, so file permissions are exactly the agent's.
+lead out of it. When the host runs as root, the operations run on a worker thread that
+has taken the agent's file-system uid and gid and no supplementary groups (all three are
+per-thread in Linux; a uid change also drops the thread's file capabilities), so file
+permissions are exactly the agent's while the rest of the process stays as it was.
 """
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import errno
 import os
-import pickle
+import platform
 import posixpath
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -30,7 +32,7 @@ T = TypeVar("T")
 _SYS_OPENAT2 = 437  # the same number on every architecture (added after the unification)
 _RESOLVE_NO_MAGICLINKS = 0x02
 _RESOLVE_IN_ROOT = 0x10
-_PR_SET_DUMPABLE = 4
+_SETGROUPS = {"x86_64": 116, "aarch64": 159}
 _CHUNK = 1 << 20
 
 
@@ -80,6 +82,7 @@ class RootFiles:
     pid: Callable[[], int]
     uid: int | None = None
     gid: int | None = None
+    _worker: ThreadPoolExecutor | None = field(default=None, init=False, repr=False)
 
     # -- the operations ------------------------------------------------------------------------
     def stat(self, path: str) -> FileInfo | None:
@@ -103,13 +106,44 @@ class RootFiles:
     # -- running with the agent's credentials ----------------------------------------------------
     def _as_agent(self, operation: Callable[[int], T]) -> T:
         pid = self.pid()
-        if self.uid is None or self.gid is None:
+
+        def run() -> T:
             root = _open_root(pid)
             try:
                 return operation(root)
             finally:
                 os.close(root)
-        return _in_child(pid, self.uid, self.gid, operation)
+
+        if self.uid is None or self.gid is None:
+            return run()
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(
+                max_workers=1,
+                thread_name_prefix="mle-gym-files",
+                initializer=_take_file_credentials,
+                initargs=(self.uid, self.gid),
+            )
+        return self._worker.submit(run).result()
+
+    def close(self) -> None:
+        """End the worker thread (a new one starts on the next operation)."""
+        if self._worker is not None:
+            self._worker.shutdown(wait=False)
+            self._worker = None
+
+
+def _take_file_credentials(uid: int, gid: int) -> None:
+    """This thread only: the agent's file-system ids and no supplementary groups. glibc's
+    setgroups() would change every thread, so the system call is made directly."""
+    numbers = _SETGROUPS.get(platform.machine())
+    if numbers is None:
+        raise SandboxFileError(f"no per-thread setgroups for {platform.machine()}")
+    if _libc.syscall(ctypes.c_long(numbers), 0, None) != 0:
+        raise SandboxFileError("could not drop supplementary groups for file access")
+    _libc.setfsgid(gid)
+    _libc.setfsuid(uid)
+    if _libc.setfsuid(-1) != uid or _libc.setfsgid(-1) != gid:  # -1: read back, no change
+        raise SandboxFileError("could not take the agent's file-system ids")
 
 
 def _open_root(pid: int) -> int:
@@ -117,51 +151,6 @@ def _open_root(pid: int) -> int:
         return os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as exc:
         raise SandboxFileError(f"the sandbox is not running ({_reason(exc)})") from None
-
-
-def _in_child(pid: int, uid: int, gid: int, operation: Callable[[int], T]) -> T:
-    """Run `operation` in a forked child under the agent's uid/gid; its result or
-    `SandboxFileError` comes back pickled through a pipe."""
-    read_end, write_end = os.pipe()
-    child = os.fork()
-    if child == 0:  # the child: drop to the agent, do the one operation, report, exit
-        status = 0
-        try:
-            os.close(read_end)
-            os.setgroups([])
-            os.setresgid(gid, gid, gid)
-            os.setresuid(uid, uid, uid)
-            # a uid change clears "dumpable", which would hide /proc/self/fd from us
-            _libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0)
-            root = _open_root(pid)
-            try:
-                outcome: tuple[bool, object] = (True, operation(root))
-            except SandboxFileError as exc:
-                outcome = (False, str(exc))
-            payload = pickle.dumps(outcome)
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(write_end, view) :]
-        except BaseException as exc:
-            with contextlib.suppress(BaseException):
-                os.write(2, f"mle_gym: file operation failed: {exc!r}\n".encode())
-            status = 1
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    chunks = []
-    try:
-        while chunk := os.read(read_end, _CHUNK):
-            chunks.append(chunk)
-    finally:
-        os.close(read_end)
-        os.waitpid(child, 0)
-    if not chunks:
-        raise SandboxFileError("the file operation failed inside the sandbox")
-    ok, value = pickle.loads(b"".join(chunks))
-    if not ok:
-        raise SandboxFileError(str(value))
-    return value  # type: ignore[return-value]
 
 
 # -- the operations, given the sandbox's root directory -----------------------------------------
