@@ -46,6 +46,7 @@ _RESYNC_TIMEOUT = 5.0
 _INTERRUPT_GRACE = 1.0
 _MARKER_ROOM = 64  # bytes held back so a marker split across reads is still found
 _SEND_TIMEOUT = 60.0
+_READ_BYTES = 1 << 20
 
 # Full-screen programs read keys from the terminal, not stdin, and would wait for a step's
 # whole timeout: in the agent's shell they print, or say what to use instead.
@@ -103,6 +104,7 @@ class ShellSession:
         self.close()
         self.proc = self._spawn()
         self.proc.delaybeforesend = None  # pexpect sleeps 50 ms before each send by default
+        os.set_blocking(self.proc.child_fd, False)  # reads and writes never block (see _read)
         nonce = secrets.token_hex(8)
         setup = (
             "stty -echo -icanon -onlcr 2>/dev/null; PS1=''; PS2=''; unset PROMPT_COMMAND HISTFILE; "
@@ -139,6 +141,29 @@ class ShellSession:
             except Exception:  # a dead pty or socket can fail to close; nothing is left
                 pass
         self.proc = None
+
+    def _read(self, timeout: float) -> bytes:
+        """What the shell printed, waiting at most `timeout` (b"" if nothing came).
+
+        The descriptor is read directly, waiting only when it has run dry: a pty hands over
+        at most a few KiB per read, and a wait before each read would double the calls.
+        Raises pexpect.EOF when the shell's side is gone.
+        """
+        assert self.proc is not None
+        fd = self.proc.child_fd
+        for attempt in range(2):
+            try:
+                data = os.read(fd, _READ_BYTES)
+            except BlockingIOError:
+                if attempt == 0 and select.select([fd], [], [], timeout)[0]:
+                    continue
+                return b""
+            except OSError as exc:  # EIO: the pty's other side closed
+                raise pexpect.EOF(str(exc)) from None
+            if not data:
+                raise pexpect.EOF("the shell closed its output")
+            return data
+        return b""
 
     def _send(self, data: bytes, timeout: float) -> bool:
         """Write all of `data` (a socket or pty may take it in parts); False on timeout."""
@@ -188,10 +213,7 @@ class ShellSession:
             if remaining <= 0:
                 self._leftover = pending
                 return None
-            try:
-                pending += self.proc.read_nonblocking(1 << 16, timeout=min(remaining, 0.25))
-            except pexpect.TIMEOUT:
-                continue
+            pending += self._read(min(remaining, 0.25))
 
     # -- running ---------------------------------------------------------------------------
     def run(
