@@ -221,19 +221,33 @@ def test_a_stopped_container_is_started_again(spaceship_home, docker_engine) -> 
 
 
 # -- host resources ---------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("limits", "reason"),
-    [
-        (GradingLimits(memory=64 * 1024**2), "memory"),
-        (GradingLimits(wall_seconds=0.001), "took longer than"),
-    ],
-)
-def test_grading_runs_under_limits(spaceship_home, limits, reason) -> None:
+def _address_space() -> int:
+    """This process's virtual size: a forked grading child starts with it."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmSize")
+
+
+@pytest.mark.parametrize("limit", ["memory", "wall clock"])
+def test_grading_runs_under_limits(spaceship_home, limit) -> None:
     """A grade that needs more than its limits is an invalid submission, saying which."""
     require_bwrap()
     with _env("local") as env:
+        env.reset(seed=0)
+        env.step(f"cp /home/data/sample_submission.csv {SUBMISSION}")
+        if limit == "memory":
+            # one 40 MB cell: reading it needs far more than 16 MiB beyond the start
+            env.step(f"head -c 40000000 /dev/zero | tr '\\0' x >> {SUBMISSION}")
+            from mle_gym.grading.bounded import _preload
+
+            _preload()
+            limits, reason = GradingLimits(memory=_address_space() + 16 * 1024**2), "memory"
+        else:
+            limits, reason = GradingLimits(wall_seconds=0.001), "took longer than"
         env.unwrapped.grading_limits = limits
-        report = _submit(env, f"cp /home/data/sample_submission.csv {SUBMISSION}")
+        *_, info = env.step({"tool": "submit"})
+    report = info["report"]
     assert not report["valid_submission"]
     assert reason in report["error"], report["error"]
 

@@ -5,27 +5,25 @@ headers cost quadratic time, tiny rows cost many times the file in memory. The e
 in a child that the kernel stops at its limits; a stopped child is an invalid submission
 whose report says which limit it hit, never an exception and never a stuck host.
 
-Children are forked by a grading server: one helper process per host process, started
-with `subprocess` (so it works inside Gymnasium's daemonic vector workers, which may not
-have multiprocessing children), single-threaded (so forking it is safe however many
-threads the host has), and with the grader imported once (so a grade costs a fork, not an
-interpreter start). It dies with its parent.
+The child is a fork of the env's own process, made after the grader and its libraries
+are imported (once per process): a grade costs a fork, the child shares the parent's pages
+until it writes, and nothing is imported in the child (an import there could wait on a
+lock another thread of the host held at the fork). Forking needs no multiprocessing, so
+it also works inside Gymnasium's daemonic vector workers.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import pickle
 import resource
+import select
 import signal
-import subprocess
-import sys
 import tempfile
-import threading
-import time
-from dataclasses import asdict, dataclass, replace
+import warnings
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 
 from mle_gym.competitions import get_competition
@@ -49,43 +47,36 @@ def _failed(competition_id: str, shown: str | None, reason: str) -> GradeReport:
     )
 
 
-# -- the server side ----------------------------------------------------------------------------
-def _grade_in_child(request: dict, out: str) -> None:
+def _grade_in_child(
+    competition_id: str, submission: Path | None, private: Path, shown: str | None,
+    limits: GradingLimits, out: Path,
+) -> None:  # fmt: skip
     """The forked child: take the limits, grade, leave the pickled report in `out`."""
-    limits = GradingLimits(**request["limits"])
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
-    comp_id, shown = request["competition_id"], request["shown"]
-    submission = Path(request["submission"]) if request["submission"] else None
     try:
-        report = grade(
-            get_competition(comp_id), submission, Path(request["private"]), shown_path=shown
-        )
+        report = grade(get_competition(competition_id), submission, private, shown_path=shown)
     except MemoryError:
-        report = _failed(comp_id, shown, f"it needed more than {limits.memory:,} bytes of memory")
+        report = _failed(
+            competition_id, shown, f"it needed more than {limits.memory:,} bytes of memory"
+        )
     except Exception as exc:  # a grader bug must still give a report
-        report = _failed(comp_id, shown, f"the grader failed: {type(exc).__name__}: {exc}")
-    Path(out).write_bytes(pickle.dumps(report))
+        report = _failed(competition_id, shown, f"the grader failed: {type(exc).__name__}: {exc}")
+    out.write_bytes(pickle.dumps(report))
 
 
-def _wait(pid: int, seconds: float) -> int | None:
-    """The child's wait status, or None when it is still running after `seconds`."""
-    deadline = time.monotonic() + seconds
-    pause = 0.001
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return status
-        if time.monotonic() >= deadline:
-            return None
-        time.sleep(pause)
-        pause = min(pause * 2, 0.05)
+def _wait(pid: int, gone: int, seconds: float) -> int | None:
+    """The child's wait status, or None when it is still running after `seconds`. `gone`
+    is a pipe's read end whose write end only the child holds: it reads EOF the moment the
+    child ends, so the wait is exact and costs no polling."""
+    if not select.select([gone], [], [], seconds)[0]:
+        return None
+    return os.waitpid(pid, 0)[1]
 
 
+@lru_cache(maxsize=1)
 def _preload() -> None:
-    """Import what grading uses before any child is forked under its limits: an import
-    inside a child with a small address space would fail as a missing library, not as
-    the memory limit it is."""
+    """Import everything grading uses, in this process, before the first fork."""
     import numpy  # noqa: F401
     import pandas  # noqa: F401
     import sklearn.metrics  # noqa: F401
@@ -94,71 +85,6 @@ def _preload() -> None:
     from mle_gym.grading.validation import validate  # noqa: F401
 
     len(METRICS)  # gathers every metric module
-
-
-def serve() -> None:
-    """Read one JSON request a line; fork a child per request; answer with its fate."""
-    _preload()
-    for line in sys.stdin:
-        request = json.loads(line)
-        out = request["out"]
-        pid = os.fork()
-        if pid == 0:
-            code = 0
-            try:
-                _grade_in_child(request, out)
-            except BaseException:
-                code = 1
-            finally:
-                os._exit(code)
-        status = _wait(pid, request["limits"]["wall_seconds"])
-        if status is None:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            answer = {"timeout": True}
-        elif os.WIFSIGNALED(status):
-            answer = {"signal": os.WTERMSIG(status)}
-        else:
-            answer = {"exit": os.WEXITSTATUS(status)}
-        sys.stdout.write(json.dumps(answer) + "\n")
-        sys.stdout.flush()
-
-
-# -- the host side ------------------------------------------------------------------------------
-def _die_with_parent() -> None:
-    import ctypes
-
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-class _Server:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.process: subprocess.Popen[str] | None = None
-        self.owner = 0
-
-    def ask(self, request: dict) -> dict:
-        with self.lock:
-            if self.process is None or self.process.poll() is not None or self.owner != os.getpid():
-                self.process = subprocess.Popen(
-                    [sys.executable, "-c", "from mle_gym.grading.bounded import serve; serve()"],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    text=True,
-                    preexec_fn=_die_with_parent,
-                )
-                self.owner = os.getpid()
-            assert self.process.stdin is not None and self.process.stdout is not None
-            self.process.stdin.write(json.dumps(request) + "\n")
-            self.process.stdin.flush()
-            answer = self.process.stdout.readline()
-            if not answer:
-                self.process = None
-                return {"exit": None}
-            return json.loads(answer)
-
-
-_server = _Server()
 
 
 def grade_bounded(
@@ -171,27 +97,41 @@ def grade_bounded(
 ) -> GradeReport:
     """`grade` in a child process under `limits`; any failure is an invalid report."""
     limits = limits or GradingLimits()
+    _preload()
+    get_competition(competition_id)  # loads the catalog here, not in the child
     with tempfile.TemporaryDirectory(prefix="mle-gym-grade-") as scratch:
         out = Path(scratch) / "report.pickle"
-        answer = _server.ask(
-            {
-                "competition_id": competition_id,
-                "submission": str(submission) if submission else None,
-                "private": str(private_dir),
-                "shown": shown_path,
-                "limits": asdict(limits),
-                "out": str(out),
-            }
-        )
-        if answer.get("exit") == 0 and out.is_file():
+        gone, alive = os.pipe()
+        with warnings.catch_warnings():
+            # Python 3.12 warns about fork() with threads; the child only grades and exits
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:
+            os.close(gone)
+            code = 0
+            try:
+                _grade_in_child(competition_id, submission, private_dir, shown_path, limits, out)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(alive)
+        try:
+            status = _wait(pid, gone, limits.wall_seconds)
+        finally:
+            os.close(gone)
+        if status is None:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        elif os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and out.is_file():
             with contextlib.suppress(Exception):
                 return pickle.loads(out.read_bytes())
-    if answer.get("timeout"):
+    if status is None:
         reason = f"grading took longer than {limits.wall_seconds:g} s"
-    elif answer.get("signal") == signal.SIGXCPU:
+    elif os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:
         reason = f"grading used more than {limits.cpu_seconds} s of CPU time"
-    elif answer.get("signal"):
-        reason = f"the grading process was killed (signal {answer['signal']}), likely for memory"
+    elif os.WIFSIGNALED(status):
+        reason = f"the grading process was killed (signal {os.WTERMSIG(status)}), likely for memory"
     else:
         reason = "the grading process ended without a report"
     return _failed(competition_id, shown_path, reason)
