@@ -45,8 +45,16 @@ from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 _SHELL = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _IO_TIMEOUT = 120
-# Writes run as the agent: make the parent directories, then take stdin into the file.
-_WRITE_SCRIPT = 'mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"'
+# Reads and writes run as the agent, one exec each; what is at the path is checked in the
+# same exec (exit 20: nothing there, 21: a directory, 22: not a regular file).
+_READ_SCRIPT = (
+    '[ -e "$1" ] || exit 20; [ -d "$1" ] && exit 21; [ -f "$1" ] || exit 22; '
+    'exec head -c "$2" -- "$1"'
+)
+_WRITE_SCRIPT = (
+    '[ ! -e "$1" ] || [ -f "$1" ] || exit 22; mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"'
+)
+_NOT_THERE, _A_DIRECTORY, _NOT_REGULAR = 20, 21, 22
 _garbage_collected = False
 
 
@@ -293,56 +301,50 @@ class DockerSandbox(ShellBackedSandbox):
         mapped = {"directory": "dir", "regular file": "file", "regular empty file": "file"}
         return FileInfo(mapped.get(kind, "other"), int(size) if size.isdigit() else 0)
 
-    def _regular(self, path: str, max_bytes: int) -> FileInfo | None:
-        info = self.stat_file(path)
-        if info is None:
-            return None
-        if info.kind == "dir":
-            raise SandboxFileError(f"{path} is a directory")
-        if info.kind != "file":
-            raise SandboxFileError(f"{path} is not a regular file")
-        if info.size > max_bytes:
-            raise SandboxFileError(
-                f"{path} is {info.size:,} bytes, over the {max_bytes:,}-byte limit"
-            )
-        return info
+    @staticmethod
+    def _refusal(code: int, path: str, err: bytes) -> SandboxFileError:
+        reasons = {
+            _NOT_THERE: f"{path} does not exist",
+            _A_DIRECTORY: f"{path} is a directory",
+            _NOT_REGULAR: f"{path} is not a regular file",
+        }
+        return SandboxFileError(reasons.get(code) or f"{path}: {_last_line(err) or 'failed'}")
 
     def read_file(self, path: str, max_bytes: int) -> bytes:
-        if self._regular(path, max_bytes) is None:
-            raise SandboxFileError(f"{path} does not exist")
-        code, out, err = self._run_exec(["head", "-c", str(max_bytes + 1), "--", path])
+        code, out, err = self._run_exec(["sh", "-c", _READ_SCRIPT, "sh", path, str(max_bytes + 1)])
         if code != 0:
-            raise SandboxFileError(f"{path}: {_last_line(err) or 'could not be read'}")
+            raise self._refusal(code, path, err)
         if len(out) > max_bytes:
             raise SandboxFileError(f"{path} is over the {max_bytes:,}-byte limit")
         return out
 
     def write_file(self, path: str, data: bytes) -> None:
-        info = self.stat_file(path)
-        if info is not None and info.kind != "file":
-            raise SandboxFileError(f"could not write {path}: it is not a regular file")
         code, _, err = self._run_exec(["sh", "-c", _WRITE_SCRIPT, "sh", path], stdin=data)
         if code != 0:
-            raise SandboxFileError(f"could not write {path}: {_last_line(err) or 'write failed'}")
+            error = self._refusal(code, path, err)
+            raise SandboxFileError(f"could not write {path}: {error}")
 
     def copy_out(self, path: str, dest: Path, max_bytes: int) -> bool:
-        if self._regular(path, max_bytes) is None:
-            return False
+        """Streamed to `dest`: a submission can be far larger than what is held in memory."""
         exec_id = self._exec_create(
-            ["timeout", str(_IO_TIMEOUT), "head", "-c", str(max_bytes + 1), "--", path],
+            ["timeout", str(_IO_TIMEOUT), "sh", "-c", _READ_SCRIPT, "sh", path, str(max_bytes + 1)],
             user=self.user,
             environment={"PATH": _PATH},
         )
-        total = 0
+        total, err = 0, bytearray()
         with open(dest, "wb") as out:
-            for chunk, _err in self.client.api.exec_start(exec_id, stream=True, demux=True):
+            for chunk, error in self.client.api.exec_start(exec_id, stream=True, demux=True):
+                err += error or b""
                 if chunk:
                     total += len(chunk)
                     if total > max_bytes:
                         raise SandboxFileError(f"{path} is over the {max_bytes:,}-byte limit")
                     out.write(chunk)
-        if self.client.api.exec_inspect(exec_id)["ExitCode"] != 0:
-            raise SandboxFileError(f"{path} could not be read")
+        code = self.client.api.exec_inspect(exec_id)["ExitCode"]
+        if code == _NOT_THERE:
+            return False
+        if code != 0:
+            raise self._refusal(code, path, bytes(err))
         return True
 
     def _pids_exhausted(self) -> bool:
