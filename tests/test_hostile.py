@@ -78,7 +78,6 @@ def test_no_nested_user_namespaces(box: LocalSandbox) -> None:
     ("call", "name"),
     [
         ("print(l.syscall(250, 0, -3, 0), ctypes.get_errno())", "keyctl"),  # x86_64 keyctl
-        ('print(l.mount(b"none", b"/tmp", b"tmpfs", 0, None), ctypes.get_errno())', "mount"),
         ('import fcntl; fcntl.ioctl(0, 0x5412, b"x"); print("injected")', "TIOCSTI"),
     ],
 )
@@ -209,15 +208,24 @@ def test_killing_the_keeper_cannot_stop_the_container(spaceship_home, docker_eng
 
 @pytest.mark.docker
 def test_a_stopped_container_is_started_again(spaceship_home, docker_engine) -> None:
+    """Stopped under the env, the container comes back for the next command and for the
+    copy-out at submit: the episode ends with a graded report either way."""
     with _env("docker") as env:
         env.reset(seed=0)
-        env.step(f"cp /home/data/sample_submission.csv {SUBMISSION}")
         env.unwrapped.sandbox.container.stop(timeout=0)
-        observation, *_ = env.step("echo back")
+        # the command met a dead shell: it says so, and the next one runs in the new shell
+        assert "a new shell was started" in env.step("echo lost")[0]
+        observation, *_ = env.step(f"cp /home/data/sample_submission.csv {SUBMISSION}; echo back")
         *_, info = env.step({"tool": "submit"})
-    assert "back" in observation
-    report = info["report"]
-    assert ("valid_submission" in report and report["error"] != "") or report["valid_submission"]
+        assert observation.strip() == "back"
+        assert info["report"]["valid_submission"], info["report"]["error"]
+
+        env.reset(seed=0)
+        env.step(f"cp /home/data/sample_submission.csv {SUBMISSION}")
+        env.unwrapped.sandbox.container.stop(timeout=0)  # its tmpfs workspace goes with it
+        *_, terminated, _, info = env.step({"tool": "submit"})
+    assert terminated
+    assert info["report"]["error"] == "no submission file was found"
 
 
 # -- host resources ---------------------------------------------------------------------------
