@@ -9,9 +9,13 @@ from sklearn.metrics import jaccard_score
 from sklearn.preprocessing import MultiLabelBinarizer
 
 from mle_gym.grading.metrics import METRICS
-from mle_gym.grading.metrics.tweet_jaccard import word_jaccard
+from mle_gym.grading.metrics.word_jaccard import word_set_jaccard
 
 METRIC = METRICS["tweet_word_jaccard"]
+
+
+def word_jaccard(first: str, second: str) -> float:
+    return word_set_jaccard(set(first.lower().split()), set(second.lower().split()), 1.0)
 
 
 def _frames(truth: list[str], guess: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -9,7 +9,8 @@ from sklearn.metrics import jaccard_score
 from sklearn.preprocessing import MultiLabelBinarizer
 
 from mle_gym.grading.metrics import METRICS
-from mle_gym.grading.metrics.word_jaccard import word_jaccard
+
+word_jaccard = METRICS["word_jaccard"]
 
 
 def _score(truth: list[str], predicted: list[str]) -> float:

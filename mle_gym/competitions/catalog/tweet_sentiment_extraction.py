@@ -1,7 +1,7 @@
 """Tweet Sentiment Extraction: pick the words of a tweet that carry its labelled sentiment.
 
 MLE-bench holds out 10% of Kaggle's labelled tweets as the test set and grades the mean
-word-level Jaccard similarity (`tweet_jaccard` metric). Its grader reads the cells with
+word-level Jaccard similarity (`tweet_word_jaccard` metric). Its grader reads the cells with
 pandas, so an empty cell and pandas' missing-value spellings (`NA`, `None`, `nan`, ...)
 count as an empty prediction; we fold them the same way. Where both the answer and the
 prediction have no words, MLE-bench divides by zero and refuses the submission; we score
