@@ -410,3 +410,17 @@ def test_file_tools_have_the_agents_permissions(box: LocalSandbox) -> None:
     with pytest.raises(SandboxFileError, match="Permission denied"):
         box.write_file("/home/code/locked", b"overwritten")
     assert box.run("chmod 600 /home/code/locked; cat /home/code/locked", 10).output == "secret\n"
+
+
+def test_local_fork_bomb_is_contained_and_said(public: Path) -> None:
+    require_bwrap()
+    sandbox = LocalSandbox(pids_limit=64)
+    sandbox.start(SandboxSpec(public))
+    try:
+        sandbox.run("echo kept > /home/code/f", 10)
+        bomb = sandbox.run("bomb() { bomb | bomb & }; bomb; sleep 60", 5)
+        after = sandbox.run("cat /home/code/f", 10)
+    finally:
+        sandbox.stop()
+    assert "ran out of process slots (pids limit 64)" in bomb.output, bomb.output[-500:]
+    assert after.output == "kept\n"

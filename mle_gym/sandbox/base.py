@@ -50,6 +50,11 @@ class CommandResult:
     shell_restarted: bool = False
     notes: list[str] = field(default_factory=list)
 
+    def add_note(self, note: str) -> None:
+        """Something the agent must know about this command, in `notes` and the output."""
+        self.notes.append(note)
+        self.output += f"\n[{note}]"
+
 
 class SandboxError(RuntimeError):
     """The sandbox could not be started or has broken down."""

@@ -26,7 +26,6 @@ from pexpect.fdpexpect import fdspawn
 
 from mle_gym.sandbox import containers
 from mle_gym.sandbox.base import (
-    CommandResult,
     FileInfo,
     SandboxError,
     SandboxFileError,
@@ -116,8 +115,6 @@ class DockerSandbox(ShellBackedSandbox):
         self.shell: ShellSession | None = None
         self.host_dir: Path | None = None
         self._env: dict[str, str] = {}
-        self._oom_kills = 0
-        self._pids_hit = False
         global _garbage_collected
         if not _garbage_collected:
             _garbage_collected = True
@@ -181,7 +178,7 @@ class DockerSandbox(ShellBackedSandbox):
             raise SandboxError(f"could not start a container from {self.image}: {exc}") from exc
         self.shell = ShellSession(self._spawn_shell, _ContainerJobControl(self), self._recover)
         self.shell.start()
-        self._oom_kills = self._read_oom_kills()
+        self._oom_kills = self._oom_kill_count()
 
     def _exec_create(self, argv: list[str], **options: Any) -> str:
         """An exec in the container, started again first if something stopped it."""
@@ -211,12 +208,7 @@ class DockerSandbox(ShellBackedSandbox):
         sock.close()
         return fdspawn(fd)
 
-    def _recover(self) -> None:
-        """Before a shell restart: note a full process table, then clear the container."""
-        self._pids_hit = self._pids_exhausted()
-        self._restart()
-
-    def _restart(self) -> None:
+    def _kill_all_processes(self) -> None:
         """Kill every process of the agent (files stay) so a new shell can start.
 
         With every process slot taken not even `kill` could start, so the pids limit is
@@ -230,7 +222,7 @@ class DockerSandbox(ShellBackedSandbox):
             if self.pids_limit is not None:
                 self._set_pids_limit(self.pids_limit)
         except APIError:
-            self.container.restart(timeout=0)  # the workspace is lost; the note says so
+            self.container.restart(timeout=0)  # last resort: the tmpfs workspace goes with it
 
     def _set_pids_limit(self, limit: int) -> None:
         # The engine's update endpoint takes PidsLimit; the SDK's update() does not expose it.
@@ -251,23 +243,6 @@ class DockerSandbox(ShellBackedSandbox):
             shutil.rmtree(self.host_dir, ignore_errors=True)
             self.host_dir = None
         self.logs_dir = None
-
-    # -- commands ---------------------------------------------------------------------------------
-    def _after_run(self, result: CommandResult) -> CommandResult:
-        self._note_oom(result)
-        recovered, self._pids_hit = self._pids_hit, False
-        if result.timed_out and (recovered or self._pids_exhausted()):
-            if not recovered:
-                self._restart()
-                self.shell.start()
-            result.shell_restarted = True
-            note = (
-                f"the container ran out of process slots (pids limit {self.pids_limit}); "
-                "all its processes were killed and a new shell started (files are kept)"
-            )
-            result.notes.append(note)
-            result.output += f"\n[{note}]"
-        return result
 
     # -- files, through execs of their own as the agent ----------------------------------------
     def _run_exec(self, argv: list[str], stdin: bytes | None = None) -> tuple[int, bytes, bytes]:
@@ -347,8 +322,8 @@ class DockerSandbox(ShellBackedSandbox):
             raise self._refusal(code, path, bytes(err))
         return True
 
-    def _pids_exhausted(self) -> bool:
-        """True when (nearly) every process slot is taken, e.g. by a fork bomb."""
+    # -- the checks after each command (shell_backed.py) -------------------------------------
+    def _slots_exhausted(self) -> bool:
         if self.pids_limit is None:
             return False
         try:
@@ -358,7 +333,7 @@ class DockerSandbox(ShellBackedSandbox):
         text = output.decode(errors="replace").strip()
         return code != 0 or not text.isdigit() or int(text) >= self.pids_limit - 8
 
-    def _read_oom_kills(self) -> int:
+    def _oom_kill_count(self) -> int:
         """The container's count of processes killed for memory (cgroup v2 or v1)."""
         probe = (
             "cat /sys/fs/cgroup/memory.events 2>/dev/null || "
@@ -371,14 +346,8 @@ class DockerSandbox(ShellBackedSandbox):
                 return int(value)
         return 0
 
-    def _note_oom(self, result: CommandResult) -> None:
-        if result.exit_code not in (137, None) and not result.shell_restarted:
-            return
-        kills = self._read_oom_kills()
-        if kills > self._oom_kills:
-            result.notes.append(f"killed: out of memory, limit {self.memory}")
-            result.output += f"\n[killed: out of memory, limit {self.memory}]"
-        self._oom_kills = kills
+    def _memory_limit(self) -> str | None:
+        return self.memory
 
     def describe(self) -> dict:
         return {

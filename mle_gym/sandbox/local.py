@@ -35,7 +35,6 @@ import pexpect
 
 from mle_gym.sandbox import seccomp
 from mle_gym.sandbox.base import (
-    CommandResult,
     FileInfo,
     SandboxError,
     SandboxFileError,
@@ -308,7 +307,6 @@ class LocalSandbox(ShellBackedSandbox):
             uid=uid if self.as_root and self.isolated else None,
             gid=uid if self.as_root and self.isolated else None,
         )
-        self._oom_kills = 0
         self._network = False
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -429,10 +427,22 @@ class LocalSandbox(ShellBackedSandbox):
             queue += _children(pid)
         raise SandboxFileError("the sandbox's shell could not be found")
 
-    def _recover(self) -> None:
-        """Before a shell restart: kill every process of the sandbox (e.g. a fork bomb)."""
+    def _kill_all_processes(self) -> None:
         if self.cgroup is not None:
             self.cgroup.kill_all()
+
+    def _slots_exhausted(self) -> bool:
+        return (
+            self.cgroup is not None
+            and self.pids_limit is not None
+            and self.cgroup.process_count() >= self.pids_limit - 8
+        )
+
+    def _oom_kill_count(self) -> int:
+        return self.cgroup.oom_kills() if self.cgroup is not None else 0
+
+    def _memory_limit(self) -> str | None:
+        return _human(self.memory)
 
     def stop(self) -> None:
         self._files.close()
@@ -451,32 +461,6 @@ class LocalSandbox(ShellBackedSandbox):
         self.logs_dir = None
 
     # -- commands and files ------------------------------------------------------------------
-    def _after_run(self, result: CommandResult) -> CommandResult:
-        if self.cgroup is None:
-            return result
-        kills = self.cgroup.oom_kills()
-        if kills > self._oom_kills:
-            note = f"killed: out of memory, limit {_human(self.memory)}"
-            result.notes.append(note)
-            result.output += f"\n[{note}]"
-        self._oom_kills = kills
-        if (
-            result.timed_out
-            and self.pids_limit
-            and self.cgroup.process_count() >= self.pids_limit - 8
-        ):
-            self.cgroup.kill_all()
-            assert self.shell is not None
-            self.shell.start()
-            result.shell_restarted = True
-            note = (
-                f"the sandbox ran out of process slots (pids limit {self.pids_limit}); all its "
-                "processes were killed and a new shell started (files are kept)"
-            )
-            result.notes.append(note)
-            result.output += f"\n[{note}]"
-        return result
-
     def stat_file(self, path: str) -> FileInfo | None:
         return self._files.stat(path)
 
