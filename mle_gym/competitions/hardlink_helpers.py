@@ -11,7 +11,10 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
+
+from mle_gym.competitions.prepare_progress import Progress
 
 #: Errors of os.link that mean "links are not possible here", not "something is wrong".
 _NO_LINK = {errno.EXDEV, errno.EPERM, errno.EACCES, errno.EMLINK, errno.ENOTSUP}
@@ -40,3 +43,20 @@ def place_file(src: Path, dst: Path) -> None:
 def place_tree(src: Path, dst: Path) -> None:
     """A folder tree, every file placed by `link_or_copy` (`dst` may already exist)."""
     shutil.copytree(src, dst, copy_function=link_or_copy, dirs_exist_ok=True)
+
+
+def place_files(pairs: Iterable[tuple[Path, Path]], what: str, total: int | None = None) -> int:
+    """Place each `(src, dst)` by `place_file`, reporting files and bytes as it goes.
+
+    `pairs` may be a generator, so a million-file set is never listed in memory twice.
+    Returns the number of files placed.
+    """
+    made: set[Path] = set()
+    with Progress(what, total) as progress:
+        for src, dst in pairs:
+            if dst.parent not in made:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                made.add(dst.parent)
+            link_or_copy(src, dst)
+            progress.add(os.stat(dst).st_size)
+    return progress.files

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mle_gym.competitions.hardlink_helpers import link_or_copy
+from mle_gym.competitions.prepare_progress import reporting_to
 from mle_gym.competitions.spec import Competition
 from mle_gym.data import kaggle_download
 from mle_gym.data.cache import CompetitionDirs
@@ -175,7 +176,8 @@ def _prepare_in(
         (staging / "public").mkdir()
         (staging / "private").mkdir()
         log(f"splitting {comp.id} into public and private files")
-        comp.prepare(dirs.raw, staging / "public", staging / "private")
+        with reporting_to(log):
+            comp.prepare(dirs.raw, staging / "public", staging / "private")
         result = PrepareResult(dirs, checked=bool(comp.checksums.public or comp.checksums.private))
         result.mismatches = verify(staging / "public", staging / "private", comp.checksums)
         if result.mismatches and strict:
