@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from mle_gym.competitions.spec import Competition, Thresholds
+from mle_gym.grading.answer_keys import load_key
 from mle_gym.grading.errors import InvalidSubmission
 from mle_gym.grading.medals import beats, medal
 from mle_gym.grading.metrics import METRICS
 from mle_gym.grading.report import GradeReport
-from mle_gym.grading.validation import read_as_text, validate
+from mle_gym.grading.validation import AnswerKey, read_as_text, validate_against
 
 
 def normalized_score(score: float, sample: float, gold: float, lower_is_better: bool) -> float:
@@ -33,12 +34,17 @@ def _load_answers(comp: Competition, private_dir: Path):
     return read_as_text(path)
 
 
+def _key(comp: Competition, private_dir: Path) -> AnswerKey:
+    return load_key(comp, private_dir, lambda: _load_answers(comp, private_dir))
+
+
 def score_submission(
     comp: Competition, submission: Path, private_dir: Path
 ) -> tuple[float, list[str]]:
     """The metric's value (rounded to 5 decimals, as MLE-bench reports) and any warnings."""
-    answers = _load_answers(comp, private_dir)
-    truth, predictions, warnings = validate(submission, answers, comp.submission)
+    truth, predictions, warnings = validate_against(
+        submission, _key(comp, private_dir), comp.submission
+    )
     value = METRICS[comp.metric](truth, predictions, comp.submission.target_names)
     return round(float(value), 5), warnings
 
@@ -48,7 +54,7 @@ def check_submission(comp: Competition, submission: Path | None, private_dir: Pa
     if submission is None or not submission.is_file():
         return "no submission file"
     try:
-        validate(submission, _load_answers(comp, private_dir), comp.submission)
+        validate_against(submission, _key(comp, private_dir), comp.submission)
     except InvalidSubmission as exc:
         return str(exc)
     return None

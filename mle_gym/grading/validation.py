@@ -6,15 +6,18 @@ to fix its file: which column, how many rows, and a few example ids.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mle_gym.competitions.spec import Column, SubmissionFormat
 from mle_gym.grading import normalise
+from mle_gym.grading.csv_text import read_as_text
 from mle_gym.grading.errors import InvalidSubmission
 from mle_gym.grading.shape import check_shape
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 _EXAMPLES = 3
@@ -24,26 +27,6 @@ def _examples(values: pd.Series | list) -> str:
     shown = [str(v) for v in list(values)[:_EXAMPLES]]
     more = len(values) - len(shown)
     return ", ".join(repr(v) for v in shown) + (f" and {more} more" if more > 0 else "")
-
-
-def read_as_text(path: Path) -> pd.DataFrame:
-    """Read a CSV keeping every cell as the exact text written, so no value is reinterpreted."""
-    import pandas as pd
-
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
-    except pd.errors.EmptyDataError:
-        raise InvalidSubmission("the submission file is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-        raise InvalidSubmission(f"the submission is not a readable CSV file: {exc}") from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    repeated = frame.columns[frame.columns.duplicated()]
-    if len(repeated):
-        raise InvalidSubmission(
-            f"column(s) {_examples(list(dict.fromkeys(repeated)))} appear more than once in "
-            "the header; write each column once"
-        )
-    return frame
 
 
 def _empty_cells(raw: pd.Series, ids: pd.Series, column: Column) -> None:
@@ -57,9 +40,8 @@ def _empty_cells(raw: pd.Series, ids: pd.Series, column: Column) -> None:
 
 def _numbers(raw: pd.Series, column: Column, warnings: list[str]) -> pd.Series:
     import numpy as np
-    import pandas as pd
 
-    values = pd.to_numeric(raw, errors="coerce")
+    values = normalise.parse_floats(raw)
     bad = values.isna() | ~np.isfinite(values.to_numpy(float))
     if bad.any():
         raise InvalidSubmission(
@@ -173,11 +155,117 @@ def _check_ids(submitted: pd.Series, expected: pd.Series) -> None:
         )
 
 
+@dataclass(frozen=True)
+class AnswerKey:
+    """The answers as grading compares them: ids stripped, columns typed, rows sorted by id.
+
+    It depends only on the answers, so a grader may build it once and reuse it for every
+    submission (see `mle_gym.grading.answer_keys`).
+    """
+
+    #: The id column and the target columns, sorted by id (stably).
+    frame: pd.DataFrame
+    #: Whether every id is an integer written canonically (then other spellings are read).
+    integer_ids: bool
+
+
+def answer_key(answers: pd.DataFrame, fmt: SubmissionFormat) -> AnswerKey:
+    import pandas as pd
+
+    ids = answers[fmt.id_column].str.strip()
+    # The answers are written canonically: whatever they would warn about is not news.
+    typed = {c.name: _convert(answers, ids, c, []) for c in fmt.columns}
+    order = _sort_order(ids)
+    frame = pd.DataFrame(
+        {fmt.id_column: _in_order(ids, order), **{k: _in_order(v, order) for k, v in typed.items()}}
+    )
+    return AnswerKey(frame, normalise.all_canonical_integers(frame[fmt.id_column]))
+
+
+def _as_arrow(ids: pd.Series):
+    import pyarrow as pa
+
+    column = pa.array(ids, type=pa.string(), from_pandas=True)
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def _sort_order(ids: pd.Series) -> np.ndarray:
+    """The stable order that sorts `ids`, from pyarrow: pandas' own sort of text is several
+    times slower on millions of rows."""
+    import pyarrow.compute as pc
+
+    return pc.sort_indices(_as_arrow(ids)).to_numpy()
+
+
+def _prefix_key(starts: np.ndarray, ends: np.ndarray, data: np.ndarray, first: int) -> np.ndarray:
+    """Bytes `first` to `first + 7` of each string as one big-endian integer (zero-padded)."""
+    import numpy as np
+
+    key = np.zeros(len(starts), dtype=np.uint64)
+    for k in range(8):
+        at = starts + first + k
+        byte = np.where(at < ends, data[np.minimum(at, len(data) - 1)], 0)
+        key |= byte.astype(np.uint64) << np.uint64(8 * (7 - k))
+    return key
+
+
+def _prefix_order(column) -> np.ndarray:
+    """A stable order of `column` by the first 16 bytes of each string, from integer keys:
+    sorting integers is several times faster than sorting text. Strings that share their
+    first 16 bytes may come out of order; the caller checks."""
+    import numpy as np
+
+    wide = str(column.type) in ("large_string", "large_utf8")
+    offsets = np.frombuffer(column.buffers()[1], dtype=np.int64 if wide else np.int32)
+    offsets = offsets[column.offset : column.offset + len(column) + 1].astype(np.int64)
+    data = column.buffers()[2]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(1, np.uint8)
+    starts, ends = offsets[:-1], offsets[1:]
+    head = _prefix_key(starts, ends, data, 0)
+    order = np.argsort(head, kind="stable")
+    if len(order) < 2 or (ends - starts).max() <= 8:
+        return order
+    if not (head[order[1:]] == head[order[:-1]]).any():
+        return order
+    order = np.argsort(_prefix_key(starts, ends, data, 8), kind="stable")
+    return order[np.argsort(head[order], kind="stable")]
+
+
+def _matching_order(submitted: pd.Series, sorted_expected: pd.Series) -> np.ndarray | None:
+    """The order that sorts the submitted ids, when they then equal the expected (sorted)
+    ids, i.e. both hold the same ids the same number of times, as MLE-bench checks it;
+    None otherwise, and `_check_ids` says what differs.
+
+    The cheap sort by 16-byte prefixes is tried first: its result equals the sorted
+    expected ids only if it sorted correctly. Otherwise pyarrow's full sort decides.
+    """
+    import pyarrow.compute as pc
+
+    if len(submitted) != len(sorted_expected):
+        return None
+    column, expected = _as_arrow(submitted), _as_arrow(sorted_expected)
+    for sort in (_prefix_order, lambda c: pc.sort_indices(c).to_numpy()):
+        order = sort(column)
+        if pc.all(pc.equal(column.take(order), expected)).as_py() is not False:
+            return order
+    return None
+
+
+def _in_order(values: pd.Series, order: np.ndarray) -> pd.Series:
+    """`values` reordered; numpy-backed columns by plain indexing, which is many times
+    faster than pandas' take."""
+    import pandas as pd
+
+    if isinstance(values.array, pd.arrays.NumpyExtensionArray) or values.dtype.kind in "biufc":
+        return pd.Series(values.to_numpy()[order], name=values.name)
+    return values.take(order).reset_index(drop=True)
+
+
 def _ids(
-    frame: pd.DataFrame, expected: pd.Series, fmt: SubmissionFormat, warnings: list[str]
+    frame: pd.DataFrame, key: AnswerKey, fmt: SubmissionFormat, warnings: list[str]
 ) -> pd.Series:
     ids = frame[fmt.id_column].str.strip()
-    if normalise.all_canonical_integers(expected):
+    if key.integer_ids:
         ids = normalise.integer_text(ids, f"id(s) in column {fmt.id_column!r}", warnings)
     return ids
 
@@ -186,9 +274,17 @@ def validate(
     submission_path: Path, answers: pd.DataFrame, fmt: SubmissionFormat
 ) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """Return (answers, predictions) aligned by id and typed, plus warnings; or raise."""
+    return validate_against(submission_path, answer_key(answers, fmt), fmt)
+
+
+def validate_against(
+    submission_path: Path, key: AnswerKey, fmt: SubmissionFormat
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """`validate` with the answers' key already built."""
     import pandas as pd
 
-    check_shape(submission_path, 1 + len(fmt.columns), len(answers))
+    expected_ids = key.frame[fmt.id_column]
+    check_shape(submission_path, 1 + len(fmt.columns), len(expected_ids))
     frame = read_as_text(submission_path)
     _check_columns(frame, fmt)
     warnings: list[str] = []
@@ -201,21 +297,13 @@ def validate(
     if extra:
         warnings.append(f"ignored extra column(s): {', '.join(extra)}")
 
-    expected_ids = answers[fmt.id_column].str.strip()
-    ids = _ids(frame, expected_ids, fmt, warnings)
-    _check_ids(ids, expected_ids)
-
-    # Built in one go: inserting 100+ columns one by one fragments the frame.
+    ids = _ids(frame, key, fmt, warnings)
+    order = _matching_order(ids, expected_ids)
+    if order is None:
+        _check_ids(ids, expected_ids)  # raises, naming what differs
+        raise AssertionError("the ids differ, but no difference was found")
+    typed = {c.name: _convert(frame, ids, c, warnings) for c in fmt.columns}
     predictions = pd.DataFrame(
-        {fmt.id_column: ids, **{c.name: _convert(frame, ids, c, warnings) for c in fmt.columns}}
+        {fmt.id_column: expected_ids, **{k: _in_order(v, order) for k, v in typed.items()}}
     )
-    # The answers are written canonically: whatever they would warn about is not news.
-    truth = pd.DataFrame(
-        {
-            fmt.id_column: expected_ids,
-            **{c.name: _convert(answers, expected_ids, c, []) for c in fmt.columns},
-        }
-    )
-    predictions = predictions.sort_values(fmt.id_column, kind="stable").reset_index(drop=True)
-    truth = truth.sort_values(fmt.id_column, kind="stable").reset_index(drop=True)
-    return truth, predictions, warnings
+    return key.frame, predictions, warnings

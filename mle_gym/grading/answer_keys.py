@@ -1,0 +1,95 @@
+"""Answer keys kept on disk, so a competition's answers are parsed and sorted once.
+
+An RL run grades every rollout of every group against the same answers. Reading a
+million-row answers file, typing its columns and sorting it by id is most of the work of
+a grade; the result depends only on the answers and the submission format, so it is
+written once (Arrow IPC, beside the answers in private/, which no sandbox sees) and
+memory-mapped by every later grade. The file's name carries a fingerprint of the answers
+files, the format and mle_gym's version: a change to any of them makes a new key. A key
+that cannot be written (a read-only private/) or read is simply built again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mle_gym.competitions.spec import Competition
+from mle_gym.grading.validation import AnswerKey, answer_key
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+FOLDER = ".answer-keys"
+#: Bump when the key's content changes meaning (how ids are stripped, values typed...).
+LAYOUT = 1
+
+
+def _fingerprint(comp: Competition, private_dir: Path) -> str:
+    from mle_gym import __version__
+
+    digest = hashlib.sha256(f"{LAYOUT}|{__version__}|{comp.id}|{comp.submission!r}".encode())
+    for path in sorted(private_dir.rglob("*")):
+        if path.is_file() and FOLDER not in path.relative_to(private_dir).parts:
+            stat = path.stat()
+            digest.update(
+                f"|{path.relative_to(private_dir)}:{stat.st_size}:{stat.st_mtime_ns}".encode()
+            )
+    return digest.hexdigest()[:32]
+
+
+def _read(path: Path, id_column: str) -> AnswerKey | None:
+    import pyarrow as pa
+
+    try:
+        with pa.memory_map(str(path)) as source:
+            table = pa.ipc.open_file(source).read_all()
+        integer_ids = (table.schema.metadata or {}).get(b"integer_ids") == b"1"
+        frame = table.to_pandas()
+    except (OSError, pa.ArrowException):
+        return None
+    if id_column not in frame.columns:
+        return None
+    return AnswerKey(frame, integer_ids)
+
+
+def _write(path: Path, key: AnswerKey) -> None:
+    """Write atomically, dropping keys of earlier answers; any failure leaves no file."""
+    import pyarrow as pa
+
+    try:
+        table = pa.Table.from_pandas(key.frame, preserve_index=False)
+    except (pa.ArrowException, TypeError, ValueError):
+        return  # values Arrow cannot hold: this key is rebuilt each time
+    table = table.replace_schema_metadata({"integer_ids": "1" if key.integer_ids else "0"})
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
+    try:
+        path.parent.mkdir(exist_ok=True)
+        with pa.OSFile(str(tmp), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+        os.replace(tmp, path)
+        for old in path.parent.glob("*.arrow"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
+def load_key(
+    comp: Competition, private_dir: Path, load_answers: Callable[[], pd.DataFrame]
+) -> AnswerKey:
+    """The answer key of `comp`, from disk when an up-to-date one is there."""
+    path = private_dir / FOLDER / f"{_fingerprint(comp, private_dir)}.arrow"
+    if path.is_file():
+        key = _read(path, comp.submission.id_column)
+        if key is not None:
+            return key
+    key = answer_key(load_answers(), comp.submission)
+    _write(path, key)
+    return key

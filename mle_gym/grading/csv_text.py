@@ -1,0 +1,92 @@
+"""Reads a CSV file with every cell kept as the exact text written.
+
+Grading reads two files per submission (the submission and the answers), each up to
+millions of rows, every time an agent submits; in RL training that is every rollout. The
+pyarrow CSV reader parses in parallel and several times faster than pandas' parser, so it
+reads the common, well-formed file. Anything it refuses (an empty file, ragged rows, bad
+UTF-8, repeated or blank column names) is read again by pandas, whose behaviour and
+messages are the reference: the fast path changes speed, never the outcome.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mle_gym.grading.errors import InvalidSubmission
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Longest header line the fast path reads; a longer one goes to pandas.
+_HEADER_BYTES = 1 << 20
+
+
+def _header(path: Path) -> list[str] | None:
+    with open(path, "rb") as handle:
+        line = handle.readline(_HEADER_BYTES)
+    if not line.endswith(b"\n"):
+        return None
+    try:
+        text = line.decode("utf-8-sig").rstrip("\r\n")
+    except UnicodeDecodeError:
+        return None
+    return next(csv.reader([text]), None)
+
+
+def _read_with_arrow(path: Path) -> pd.DataFrame | None:
+    """The file as text columns, or None where pandas must decide what it means."""
+    import pyarrow as pa
+    import pyarrow.csv as pv
+
+    names = _header(path)
+    if not names or any(n.strip() == "" for n in names) or len(set(names)) != len(names):
+        return None
+    try:
+        table = pv.read_csv(
+            path,
+            parse_options=pv.ParseOptions(newlines_in_values=True),
+            convert_options=pv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.string()),
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowException):
+        return None
+    if table.column_names != names or table.num_rows == 0:
+        return None
+    return table.to_pandas()
+
+
+def _read_with_pandas(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
+    except pd.errors.EmptyDataError:
+        raise InvalidSubmission("the submission file is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise InvalidSubmission(f"the submission is not a readable CSV file: {exc}") from None
+
+
+def _examples(values: list) -> str:
+    shown = [repr(str(v)) for v in values[:3]]
+    more = len(values) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def read_as_text(path: Path) -> pd.DataFrame:
+    """Read a CSV keeping every cell as the exact text written, so no value is reinterpreted."""
+    frame = _read_with_arrow(path)
+    if frame is None:
+        frame = _read_with_pandas(path)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    repeated = frame.columns[frame.columns.duplicated()]
+    if len(repeated):
+        raise InvalidSubmission(
+            f"column(s) {_examples(list(dict.fromkeys(repeated)))} appear more than once in "
+            "the header; write each column once"
+        )
+    return frame
