@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
 
 OPTIONAL = ["PIL", "kaggle", "ray", "aide", "minisweagent", "openhands"]
 
@@ -20,3 +26,14 @@ def test_import_and_registry_need_no_optional_package() -> None:
     assert out.returncode == 0, out.stderr
     count, registered = map(int, out.stdout.split())
     assert count == registered >= 24
+
+
+@pytest.mark.parametrize("dockerfile", ["Dockerfile", "Dockerfile.cuda"])
+def test_agent_images_carry_what_image_models_need(dockerfile):
+    """Both built images (CPU and CUDA) install what an agent trains image models with,
+    as the README states (issue 15)."""
+    text = (ROOT / "mle_gym" / "sandbox" / "images" / dockerfile).read_text()
+    commands = re.findall(r"pip install ([^&]+)", text.replace("\\\n", " "))
+    installed = set(re.findall(r"[a-z][a-z0-9_.-]+", " ".join(commands)))
+    for package in ("torch", "torchvision", "timm", "pillow", "opencv-python-headless"):
+        assert package in installed, f"{dockerfile} does not install {package}"
