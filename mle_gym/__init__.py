@@ -16,11 +16,19 @@ __version__ = "0.1.0"
 
 ENV_IDS = register_all()
 
-__all__ = ["ENV_IDS", "__version__", "make_vec", "run_episode"]
+__all__ = [
+    "ENV_IDS",
+    "__version__",
+    "action_from_tool_call",
+    "make_vec",
+    "run_episode",
+    "tool_schemas",
+]
 
 
 def __getattr__(name: str) -> Any:
-    """`mle_gym.make_vec` and `mle_gym.run_episode`, imported on first use."""
+    """`make_vec`, `run_episode`, `tool_schemas` and `action_from_tool_call`, imported on
+    first use."""
     if name == "make_vec":
         from mle_gym.vector import make_vec
 
@@ -29,4 +37,8 @@ def __getattr__(name: str) -> Any:
         from mle_gym.runner import run_episode
 
         return run_episode
+    if name in ("tool_schemas", "action_from_tool_call"):
+        from mle_gym.tools import schemas
+
+        return getattr(schemas, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

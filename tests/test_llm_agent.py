@@ -142,10 +142,10 @@ def test_malformed_calls_and_chatter_cost_no_steps(mle_home: Path) -> None:
     assert [s.action for s in episode.steps] == [
         {"tool": "bash", "command": "echo one"},
         {"tool": "bash", "command": "echo two"},
-        {"tool": "view", "path": "/home/data", "bogus": 1},
         {"tool": "submit"},
     ]
-    # the unknown tool was answered to the model directly, within the same step
+    # the unknown tool and the call with a bogus argument were answered to the model
+    # directly (with the env's own message for the latter), without a step
     unknown = server.requests[2]["messages"]
     assert any(m["role"] == "tool" and "unknown tool 'rm_rf'" in m["content"] for m in unknown)
     assert server.requests[1]["messages"][-1]["content"].startswith("Continue with a tool call")

@@ -2,75 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from mle_gym.tools.actions import ActionError
+from mle_gym.tools.schemas import action_from_tool_call, tool_schemas
 
-def _function(
-    name: str, description: str, properties: dict[str, Any], required: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": list(required)},
-        },
-    }
-
-
-_PATH = {"type": "string", "description": "absolute path inside the sandbox"}
-
-#: One function per env tool; argument names are the env's own, so a call maps 1:1 to an action.
-TOOLS: list[dict[str, Any]] = [
-    _function(
-        "bash",
-        "Run a bash command in a persistent shell (cwd and variables carry over). "
-        "Long output is cut to its head and tail.",
-        {"command": {"type": "string"}},
-        ("command",),
-    ),
-    _function(
-        "view",
-        "Show a file with line numbers, or list a directory.",
-        {
-            "path": _PATH,
-            "view_range": {
-                "type": "array",
-                "items": {"type": "integer"},
-                "description": "[start_line, end_line], end -1 = to the end (optional)",
-            },
-        },
-        ("path",),
-    ),
-    _function(
-        "create",
-        "Create a new file with the given content.",
-        {"path": _PATH, "file_text": {"type": "string"}},
-        ("path", "file_text"),
-    ),
-    _function(
-        "str_replace",
-        "Replace text that occurs exactly once in a file.",
-        {"path": _PATH, "old_str": {"type": "string"}, "new_str": {"type": "string"}},
-        ("path", "old_str"),
-    ),
-    _function(
-        "insert",
-        "Insert text after line insert_line (0 = at the top).",
-        {"path": _PATH, "insert_line": {"type": "integer"}, "new_str": {"type": "string"}},
-        ("path", "insert_line", "new_str"),
-    ),
-    _function("validate", "Check the submission file's format (does not reveal a score).", {}),
-    _function(
-        "submit",
-        "End the episode and grade the submission file. Call it once, when "
-        "the submission is written and valid.",
-        {},
-    ),
-]
-TOOL_NAMES = frozenset(t["function"]["name"] for t in TOOLS)
+#: One function per env tool, from the env's own definition (`mle_gym.tool_schemas`).
+TOOLS: list[dict[str, Any]] = tool_schemas()
 
 
 @dataclass(frozen=True)
@@ -90,23 +29,10 @@ def parse_calls(message: dict[str, Any]) -> list[Call]:
         function = raw.get("function") or {}
         name = function.get("name", "")
         call_id = raw.get("id") or f"call_{len(calls)}"
-        if name not in TOOL_NAMES:
-            calls.append(
-                Call(
-                    call_id,
-                    name,
-                    None,
-                    f"unknown tool {name!r}; tools: {', '.join(sorted(TOOL_NAMES))}",
-                )
-            )
-            continue
         try:
-            args = json.loads(function.get("arguments") or "{}")
-        except json.JSONDecodeError as exc:
-            calls.append(Call(call_id, name, None, f"arguments are not valid JSON: {exc}"))
+            action = action_from_tool_call(name, function.get("arguments"))
+        except ActionError as exc:
+            calls.append(Call(call_id, name, None, str(exc)))
             continue
-        if not isinstance(args, dict):
-            calls.append(Call(call_id, name, None, "arguments must be a JSON object"))
-            continue
-        calls.append(Call(call_id, name, {"tool": name, **args}))
+        calls.append(Call(call_id, name, action))
     return calls

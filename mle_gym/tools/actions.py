@@ -21,18 +21,65 @@ class ActionError(ValueError):
 class Arg:
     type: type | tuple[type, ...]
     required: bool = True
+    description: str = ""
 
 
-_SCHEMAS: dict[str, dict[str, Arg]] = {
-    "bash": {"command": Arg(str)},
-    "view": {"path": Arg(str), "view_range": Arg((list, tuple), required=False)},
-    "create": {"path": Arg(str), "file_text": Arg(str)},
-    "str_replace": {"path": Arg(str), "old_str": Arg(str), "new_str": Arg(str, required=False)},
-    "insert": {"path": Arg(str), "insert_line": Arg(int), "new_str": Arg(str)},
-    "validate": {},
-    "submit": {},
+@dataclass(frozen=True)
+class Tool:
+    description: str
+    args: dict[str, Arg]
+
+
+_PATH = "absolute path inside the sandbox"
+
+#: The one definition of the agent's tools: parsing, the JSON schemas given to models
+#: (`mle_gym.tool_schemas`) and the scaffolds' adapters all read it.
+TOOLS: dict[str, Tool] = {
+    "bash": Tool(
+        "Run a bash command in a persistent shell (the working directory, variables and "
+        "background jobs carry over). Each command has a time limit; long output is cut to "
+        "its head and tail, and the whole output is kept in a log file.",
+        {"command": Arg(str, description="the command line")},
+    ),
+    "view": Tool(
+        "Show a file with line numbers, or list a directory.",
+        {
+            "path": Arg(str, description=_PATH),
+            "view_range": Arg(
+                (list, tuple),
+                required=False,
+                description="[start_line, end_line], end -1 = to the end (optional)",
+            ),
+        },
+    ),
+    "create": Tool(
+        "Create a new file with the given content.",
+        {"path": Arg(str, description=_PATH), "file_text": Arg(str, description="the content")},
+    ),
+    "str_replace": Tool(
+        "Replace text that occurs exactly once in a file.",
+        {
+            "path": Arg(str, description=_PATH),
+            "old_str": Arg(str, description="the text to replace, exactly as in the file"),
+            "new_str": Arg(str, required=False, description="the new text (empty if omitted)"),
+        },
+    ),
+    "insert": Tool(
+        "Insert text after line insert_line (0 = at the top).",
+        {
+            "path": Arg(str, description=_PATH),
+            "insert_line": Arg(int, description="the line after which to insert"),
+            "new_str": Arg(str, description="the text to insert"),
+        },
+    ),
+    "validate": Tool("Check the submission file's format (does not reveal a score).", {}),
+    "submit": Tool(
+        "End the episode and grade the submission file. Call it once, when the submission "
+        "is written and valid.",
+        {},
+    ),
 }
-TOOL_NAMES = tuple(_SCHEMAS)
+TOOL_NAMES = tuple(TOOLS)
 
 
 @dataclass(frozen=True)
@@ -60,9 +107,9 @@ def parse_action(action: Any) -> ToolCall:
             "(e.g. {'tool': 'bash', 'command': 'ls'}), or give a bash command as a plain string"
         )
     tool = action.get("tool")
-    if tool not in _SCHEMAS:
+    if tool not in TOOLS:
         raise ActionError(f"unknown tool {tool!r}; the tools are: {', '.join(TOOL_NAMES)}")
-    schema = _SCHEMAS[tool]
+    schema = TOOLS[tool].args
     unknown = sorted(str(k) for k in action if k != "tool" and k not in schema)
     if unknown:
         raise ActionError(

@@ -1,0 +1,70 @@
+"""The tools as OpenAI function schemas, and a model's tool call back into an env action.
+
+Trainers and scaffolds hand these schemas to a model and feed its calls to `env.step`;
+both are generated from `mle_gym.tools.actions.TOOLS`, so they cannot drift from what the
+env accepts.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import lru_cache
+from typing import Any
+
+from mle_gym.tools.actions import TOOLS, ActionError, Arg, parse_action
+
+
+def _json_type(arg: Arg) -> dict[str, Any]:
+    if arg.type is str:
+        kind: dict[str, Any] = {"type": "string"}
+    elif arg.type is int:
+        kind = {"type": "integer"}
+    else:  # view_range, the one list argument
+        kind = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
+    return {**kind, "description": arg.description} if arg.description else kind
+
+
+@lru_cache(maxsize=1)
+def _schemas() -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": tool.description,
+                "parameters": {
+                    "type": "object",
+                    "properties": {k: _json_type(a) for k, a in tool.args.items()},
+                    "required": [k for k, a in tool.args.items() if a.required],
+                    "additionalProperties": False,
+                },
+            },
+        }
+        for name, tool in TOOLS.items()
+    ]
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    """The chat-completions `tools` list: one function per env tool (a fresh copy)."""
+    return copy.deepcopy(_schemas())
+
+
+def action_from_tool_call(name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
+    """The env action for a model's call of tool `name` with `arguments` (the JSON text the
+    model wrote, or already decoded). Raises `ActionError` with a message for the model when
+    the call is malformed, the same one `env.step` would give."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments or "{}")
+        except json.JSONDecodeError as exc:
+            raise ActionError(f"the arguments of tool {name!r} are not valid JSON: {exc}") from None
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise ActionError(f"the arguments of tool {name!r} must be a JSON object")
+    if "tool" in arguments:
+        raise ActionError(f"tool {name!r} has no argument 'tool'")
+    action = {"tool": name, **arguments}
+    parse_action(action)  # raises ActionError naming what is wrong
+    return action
