@@ -20,6 +20,7 @@ __all__ = [
     "ENV_IDS",
     "__version__",
     "action_from_tool_call",
+    "evaluate",
     "make_vec",
     "run_episode",
     "tool_schemas",
@@ -27,8 +28,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """`make_vec`, `run_episode`, `tool_schemas` and `action_from_tool_call`, imported on
-    first use."""
+    """`make_vec`, `run_episode`, `evaluate`, `tool_schemas` and `action_from_tool_call`,
+    imported on first use."""
     if name == "make_vec":
         from mle_gym.vector import make_vec
 
@@ -37,6 +38,10 @@ def __getattr__(name: str) -> Any:
         from mle_gym.runner import run_episode
 
         return run_episode
+    if name == "evaluate":
+        from mle_gym.grading.evaluate import evaluate
+
+        return evaluate
     if name in ("tool_schemas", "action_from_tool_call"):
         from mle_gym.tools import schemas
 

@@ -21,10 +21,11 @@ import gymnasium as gym
 from mle_gym.competitions import get_competition
 from mle_gym.data.cache import CompetitionDirs
 from mle_gym.data.prepare import prepare
-from mle_gym.envs.rewards import REWARD_MODES, terminal_reward
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
 from mle_gym.grading.bounded import GradingLimits, grade_bounded
+from mle_gym.grading.evaluate import outcome
 from mle_gym.grading.report import GradeReport
+from mle_gym.grading.rewards import REWARD_MODES
 from mle_gym.sandbox.base import Sandbox, SandboxSpec
 from mle_gym.sandbox.factory import BACKENDS, check_options, make_sandbox
 from mle_gym.sandbox.scratch import owned_dir
@@ -172,7 +173,7 @@ class CompetitionEnv(gym.Env):
         info = self._info(exit_code=exit_code, timed_out=timed_out, tool=tool)
         if terminated or truncated:
             report = self._grade()
-            reward = terminal_reward(report, self.reward_mode)
+            reward = outcome(report, self.reward_mode)["reward"]
             info["report"] = report.to_dict()
             graded = self._host_dir / self.competition.submission.filename
             if graded.is_file():
