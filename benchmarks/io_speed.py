@@ -52,6 +52,7 @@ def row(backend: str, name: str, ours: float, anchor: float, anchor_name: str) -
 def bench(backend: str, repeats: int) -> None:
     env = gym.make("mle/sklearn-digits-v0", backend=backend, max_output_chars=20_000)
     env.reset(seed=0)
+    env.unwrapped.start()
     sandbox = env.unwrapped.sandbox
     if backend == "local":
 

@@ -72,13 +72,15 @@ def run(num_envs: int, episodes_per_env: int, mode: str) -> dict[str, float]:
     try:
         started = time.perf_counter()
         env.reset(seed=0)
-        memory = (tree_pss_bytes(os.getpid()) - before) / num_envs
+        memory = None  # measured once the first step has started every sandbox
         position = [0] * num_envs  # next action of each sub-env; -1: its next step resets it
         finished = [0] * num_envs
         steps = 0
         while min(finished) < episodes_per_env:
             actions = [EPISODE[p] if p >= 0 else "true" for p in position]
             _, _, terminated, truncated, _ = env.step(actions)
+            if memory is None:
+                memory = (tree_pss_bytes(os.getpid()) - before) / num_envs
             for i in range(num_envs):
                 if position[i] < 0:
                     position[i] = 0

@@ -62,9 +62,13 @@ def test_reset_gives_a_clean_workspace_and_exposes_the_seed(env) -> None:
 def test_close_twice_and_step_after_close(spaceship_home: Path, backend: str) -> None:
     env = gym.make("mle/spaceship-titanic-v0", backend=backend)
     env.reset()
+    env.step("true")
+    assert env.unwrapped.started
     env.close()
     env.close()
-    assert env.unwrapped.sandbox is None
+    assert not env.unwrapped.started
+    observation, reward, terminated, *_ = env.step("true")
+    assert "episode is over" in observation and terminated and reward == 0.0
 
 
 def test_info_carries_step_time_exit_code_and_timeout(env) -> None:

@@ -55,11 +55,12 @@ def test_four_local_envs_step_autoreset_and_close_cleanly(
         observations, info = env.reset(seed=7)
         assert list(info["seed"]) == [7, 8, 9, 10]
         assert all("Handwritten digits" in o for o in observations)
-        assert len(_bwrap_workspaces_under(private_tmp)) == 4
+        assert len(_bwrap_workspaces_under(private_tmp)) == 0  # they start on the first step
 
         # Text survives whole (no shared-memory charset), and each sandbox is its own.
         text = "héllo, wörld! ✓ $MLE_GYM_SEED"
         observations, rewards, terminated, truncated, info = env.step([f'echo "{text}"'] * 4)
+        assert len(_bwrap_workspaces_under(private_tmp)) == 4
         assert observations == tuple(f"héllo, wörld! ✓ {s}" for s in (7, 8, 9, 10))
         env.step(["touch /home/code/mine-$MLE_GYM_SEED"] * 4)
         observations, *_ = env.step(["ls /home/code"] * 4)

@@ -91,7 +91,10 @@ class CompetitionEnv(gym.Env):
         self.observation_space = UnicodeText(
             max_length=max(self.max_output_chars, 20_000) + 80_000, min_length=0
         )
-        self.sandbox: Sandbox | None = None
+        # Built now, started on the first step: what would fail at start (no Docker engine,
+        # no bubblewrap, a bad option) fails here, and reset() stays cheap.
+        self.sandbox: Sandbox = make_sandbox(self.backend, **self._sandbox_options)
+        self._pending: SandboxSpec | None = None
         self._host_dir: Path | None = None
         self._steps = 0
         self._started: float | None = None
@@ -109,30 +112,46 @@ class CompetitionEnv(gym.Env):
         if requested:
             self.max_steps = min(self.max_steps, requested)
         self.episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
-        self.sandbox = make_sandbox(self.backend, **self._sandbox_options)
-        self._host_dir = owned_dir("host")
-        self.sandbox.start(
-            SandboxSpec(
-                public_dir=self.dirs.public,
-                env={
-                    "MLE_GYM_SEED": str(self.episode_seed),
-                    "MLE_GYM_COMPETITION": self.competition.id,
-                },
-                network=self.network,
-            )
+        self._pending = SandboxSpec(
+            public_dir=self.dirs.public,
+            env={
+                "MLE_GYM_SEED": str(self.episode_seed),
+                "MLE_GYM_COMPETITION": self.competition.id,
+            },
+            network=self.network,
         )
         self._steps = 0
-        self._started = time.monotonic()
+        self._started = None
         self._done = False
         self._last_observation = self._statement()
         return self._last_observation, self._info(exit_code=None, timed_out=False)
 
+    def start(self) -> None:
+        """Start the episode's sandbox now, rather than on the first step (a no-op once
+        started). The wall-clock budget counts from here."""
+        if self._pending is None:
+            return
+        spec, self._pending = self._pending, None
+        self._host_dir = owned_dir("host")
+        self.sandbox.start(spec)
+        self._started = time.monotonic()
+
+    @property
+    def started(self) -> bool:
+        """Whether this episode's sandbox runs (reset() leaves it to the first step)."""
+        return self._started is not None
+
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
         """One tool call. Total: whatever the action or the agent's files do, the step
         returns, and the last step always carries a graded report."""
-        if self._done or self.sandbox is None:
+        if self._done:
             observation = "The episode is over; call reset() to start a new one."
             return observation, 0.0, True, False, self._info(exit_code=None, timed_out=False)
+        if self._pending is not None:
+            try:
+                self.start()
+            except Exception as exc:  # the episode ends, graded: there is no submission
+                return self._unstartable(exc)
         self._steps += 1
         exit_code: int | None = None
         timed_out = False
@@ -199,10 +218,27 @@ class CompetitionEnv(gym.Env):
         self._done = True
 
     # -- helpers ------------------------------------------------------------------------------
+    def _unstartable(self, exc: Exception) -> tuple[str, float, bool, bool, dict]:
+        """The step that found the sandbox unable to start: truncated, with the report of
+        a missing submission that says why."""
+        reason = f"the sandbox could not start: {type(exc).__name__}: {exc}"
+        report = replace(self._grade_file(None), error=reason)
+        info = self._info(exit_code=None, timed_out=False)
+        info["report"] = report.to_dict()
+        self._done = True
+        self._last_observation = f"Error: {reason}"
+        return (
+            self._last_observation,
+            outcome(report, self.reward_mode)["reward"],
+            False,
+            True,
+            info,
+        )
+
     def _teardown(self) -> None:
-        if self.sandbox is not None:
-            self.sandbox.stop()
-            self.sandbox = None
+        self._pending = None
+        self._started = None
+        self.sandbox.stop()
         if self._host_dir is not None:
             shutil.rmtree(self._host_dir, ignore_errors=True)
             self._host_dir = None
@@ -220,7 +256,6 @@ class CompetitionEnv(gym.Env):
         return max(MIN_SUBMISSION_CAP, SUBMISSION_CAP_FACTOR * answers)
 
     def _statement(self) -> str:
-        assert self.sandbox is not None
         p = self.sandbox.paths
         submission_path = f"{p.submission}/{self.competition.submission.filename}"
         statement = self.competition.render_statement(p.data, p.code, p.submission)
@@ -236,11 +271,10 @@ class CompetitionEnv(gym.Env):
         return f"{statement}\n{tools}\n{budget}"
 
     def _submission_path(self) -> str:
-        assert self.sandbox is not None
         return f"{self.sandbox.paths.submission}/{self.competition.submission.filename}"
 
     def _fetch_submission(self) -> Path | None:
-        assert self.sandbox is not None and self._host_dir is not None
+        assert self._host_dir is not None
         dest = self._host_dir / self.competition.submission.filename
         dest.unlink(missing_ok=True)
         copied = copy_out(self.sandbox, self._submission_path(), dest, self._submission_cap())
@@ -294,16 +328,15 @@ class CompetitionEnv(gym.Env):
         }
         if tool is not None:
             info["tool"] = tool
-        if self.sandbox is not None:
-            info["sandbox"] = self.sandbox.describe()
-            p = self.sandbox.paths
-            info["paths"] = {
-                "data": p.data,
-                "code": p.code,
-                "submission": p.submission,
-                "submission_file": self._submission_path(),
-                "logs": p.logs,
-            }
+        info["sandbox"] = {**self.sandbox.describe(), "started": self.started}
+        p = self.sandbox.paths
+        info["paths"] = {
+            "data": p.data,
+            "code": p.code,
+            "submission": p.submission,
+            "submission_file": self._submission_path(),
+            "logs": p.logs,
+        }
         return info
 
 
