@@ -37,3 +37,19 @@ def test_agent_images_carry_what_image_models_need(dockerfile):
     installed = set(re.findall(r"[a-z][a-z0-9_.-]+", " ".join(commands)))
     for package in ("torch", "torchvision", "timm", "pillow", "opencv-python-headless"):
         assert package in installed, f"{dockerfile} does not install {package}"
+
+
+def test_preparing_without_an_optional_reader_names_the_extra(tmp_path, monkeypatch) -> None:
+    """A competition whose prepare needs an extra's package says which extra to install."""
+    from mle_gym.competitions import get_competition
+    from mle_gym.data.prepare import prepare
+    from tests.fixtures.raw.statoil_iceberg_classifier_challenge import make_raw
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    make_raw(raw)
+    monkeypatch.setitem(sys.modules, "py7zr", None)  # as if the extra were not installed
+    comp = get_competition("statoil-iceberg-classifier-challenge")
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'mle-gym\[archives\]'"):
+        prepare(comp, raw, root=tmp_path / "cache")
+    assert not (tmp_path / "cache" / comp.id / "prepared.json").exists()

@@ -27,6 +27,9 @@ from mle_gym.data.kaggle_download import ProgressFn
 
 Log = Callable[[str], None]
 
+#: Optional packages that some competitions' prepare imports, and the extra installing each.
+EXTRAS = {"PIL": "images", "py7zr": "archives", "bson": "archives"}
+
 
 class ChecksumError(RuntimeError):
     """Prepared files differ from MLE-bench's (raised only with strict=True)."""
@@ -177,7 +180,17 @@ def _prepare_in(
         (staging / "private").mkdir()
         log(f"splitting {comp.id} into public and private files")
         with reporting_to(log):
-            comp.prepare(dirs.raw, staging / "public", staging / "private")
+            try:
+                comp.prepare(dirs.raw, staging / "public", staging / "private")
+            except ModuleNotFoundError as exc:
+                extra = EXTRAS.get((exc.name or "").partition(".")[0])
+                if extra is None:
+                    raise
+                raise ModuleNotFoundError(
+                    f"preparing {comp.id} needs the package {exc.name!r}: "
+                    f"pip install 'mle-gym[{extra}]'",
+                    name=exc.name,
+                ) from exc
         result = PrepareResult(dirs, checked=bool(comp.checksums.public or comp.checksums.private))
         result.mismatches = verify(staging / "public", staging / "private", comp.checksums)
         if result.mismatches and strict:
