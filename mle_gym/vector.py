@@ -84,6 +84,14 @@ def make_vec(
     return AsyncTextVectorEnv(env_fns, shared_memory=False, context=context, autoreset_mode=mode)
 
 
+def from_registry(num_envs: int, competition_id: str, **env_kwargs: Any) -> VectorEnv:
+    """The vector entry point of every `mle/<id>-v0`: `gymnasium.make_vec(id, num_envs)`
+    (or `vectorization_mode="vector_entry_point"`) builds `make_vec`'s vector env."""
+    from mle_gym.competitions import get_competition
+
+    return make_vec(get_competition(competition_id).env_id, num_envs, **env_kwargs)
+
+
 def per_env_kwargs(
     num_envs: int, env_kwargs: dict[str, Any], gpus: Sequence[int | str] | None, per_env: int
 ) -> list[dict[str, Any]]:

@@ -8,10 +8,14 @@ private answers stay.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import math
 import shutil
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,6 +25,9 @@ import gymnasium as gym
 from mle_gym.competitions import get_competition
 from mle_gym.data.cache import CompetitionDirs
 from mle_gym.data.prepare import prepare
+from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
+from mle_gym.envs.info_values import optional, optional_numbers
+from mle_gym.envs.messages import OBSERVATION_FORMATS, ChatMessages, opening, tool_result
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
 from mle_gym.grading.bounded import GradingLimits, grade_bounded
 from mle_gym.grading.evaluate import outcome
@@ -30,6 +37,7 @@ from mle_gym.sandbox.base import Sandbox, SandboxSpec
 from mle_gym.sandbox.factory import BACKENDS, check_options, make_sandbox
 from mle_gym.sandbox.scratch import owned_dir
 from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, editor, parse_action
+from mle_gym.tools.actions import CALL_ID
 from mle_gym.tools.bash import describe_result, run_bash
 
 #: Bounds of the submission file copied out for grading: at least this many bytes, and
@@ -57,11 +65,17 @@ class CompetitionEnv(gym.Env):
         network: bool = False,
         sandbox_options: dict[str, Any] | None = None,
         render_mode: str | None = None,
+        observation_format: str = "text",
     ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
         if reward_mode not in REWARD_MODES:
             raise ValueError(f"unknown reward_mode {reward_mode!r}; choose one of {REWARD_MODES}")
+        if observation_format not in OBSERVATION_FORMATS:
+            raise ValueError(
+                f"observation_format must be one of {', '.join(OBSERVATION_FORMATS)}, "
+                f"got {observation_format!r}"
+            )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         for name, value in (
@@ -88,8 +102,11 @@ class CompetitionEnv(gym.Env):
         self._sandbox_options = dict(sandbox_options or {})
         self._statement_cache: str | None = None
         self.action_space = ToolActionSpace()
-        self.observation_space = UnicodeText(
-            max_length=max(self.max_output_chars, 20_000) + 80_000, min_length=0
+        self.observation_format = observation_format
+        self.observation_space = (
+            ChatMessages()
+            if observation_format == "messages"
+            else UnicodeText(max_length=max(self.max_output_chars, 20_000) + 80_000, min_length=0)
         )
         # Built now, started on the first step: what would fail at start (no Docker engine,
         # no bubblewrap, a bad option) fails here, and reset() stays cheap.
@@ -102,9 +119,11 @@ class CompetitionEnv(gym.Env):
         self._last_observation = ""
         self.episode_seed: int | None = None
         self.grading_limits = GradingLimits()
+        self._call_lock = threading.Lock()
+        self._worker: ThreadPoolExecutor | None = None
 
     # -- episode ------------------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[str, dict]:
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         super().reset(seed=seed)
         self._teardown()
         # gym.make(..., max_episode_steps=N) asks for N steps: the episode is graded then.
@@ -123,8 +142,10 @@ class CompetitionEnv(gym.Env):
         self._steps = 0
         self._started = None
         self._done = False
-        self._last_observation = self._statement()
-        return self._last_observation, self._info(exit_code=None, timed_out=False)
+        task, manual = self._task(), self._manual()
+        self._last_observation = f"{task}\n{manual}"
+        first = opening(manual, task) if self.observation_format == "messages" else None
+        return first or self._last_observation, self._info(exit_code=None, timed_out=False)
 
     def start(self) -> None:
         """Start the episode's sandbox now, rather than on the first step (a no-op once
@@ -141,17 +162,22 @@ class CompetitionEnv(gym.Env):
         """Whether this episode's sandbox runs (reset() leaves it to the first step)."""
         return self._started is not None
 
-    def step(self, action: Any) -> tuple[str, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         """One tool call. Total: whatever the action or the agent's files do, the step
         returns, and the last step always carries a graded report."""
+        call_id = action.get(CALL_ID) if isinstance(action, dict) else None
+        call_id = call_id if isinstance(call_id, str) else None
         if self._done:
             observation = "The episode is over; call reset() to start a new one."
-            return observation, 0.0, True, False, self._info(exit_code=None, timed_out=False)
+            return (
+                self._observe(observation, "none", call_id), 0.0, True, False,
+                self._info(exit_code=None, timed_out=False),
+            )  # fmt: skip
         if self._pending is not None:
             try:
                 self.start()
             except Exception as exc:  # the episode ends, graded: there is no submission
-                return self._unstartable(exc)
+                return self._unstartable(exc, call_id)
         self._steps += 1
         exit_code: int | None = None
         timed_out = False
@@ -193,7 +219,7 @@ class CompetitionEnv(gym.Env):
         if terminated or truncated:
             report = self._grade()
             reward = outcome(report, self.reward_mode)["reward"]
-            info["report"] = report.to_dict()
+            info["report"] = optional_numbers(report.to_dict())
             graded = self._host_dir / self.competition.submission.filename
             if graded.is_file():
                 # the very file that was graded, on the host, until the next reset() or close()
@@ -203,8 +229,33 @@ class CompetitionEnv(gym.Env):
                     "\n[The episode's budget is spent; the current submission was graded.]"
                 )
             self._done = True
-        self._last_observation = observation
-        return observation, float(reward), terminated, truncated, info
+        return self._observe(observation, tool, call_id), float(reward), terminated, truncated, info
+
+    # -- async --------------------------------------------------------------------------------
+    async def areset(
+        self, *, seed: int | None = None, options: dict | None = None
+    ) -> tuple[Any, dict]:
+        """`reset` that leaves the event loop free (it may stop the previous sandbox)."""
+        return await self._in_own_thread(self.reset, seed=seed, options=options)
+
+    async def astep(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """`step` in this env's own worker thread, so the event loop runs on while the
+        command does. Each env has its own thread (a shared pool would make the ninth env
+        wait for one of the first eight), so any number of envs step at once; one env takes
+        one call at a time."""
+        return await self._in_own_thread(self.step, action)
+
+    async def _in_own_thread(self, call: Any, *args: Any, **kwargs: Any) -> Any:
+        if self._worker is None:
+            self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mle-gym-env")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._worker, functools.partial(self._serially, call, *args, **kwargs)
+        )
+
+    def _serially(self, call: Any, *args: Any, **kwargs: Any) -> Any:
+        with self._call_lock:
+            return call(*args, **kwargs)
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
@@ -216,19 +267,23 @@ class CompetitionEnv(gym.Env):
     def close(self) -> None:
         self._teardown()
         self._done = True
+        if self._worker is not None:
+            self._worker.shutdown(wait=False)
+            self._worker = None
 
     # -- helpers ------------------------------------------------------------------------------
-    def _unstartable(self, exc: Exception) -> tuple[str, float, bool, bool, dict]:
+    def _unstartable(
+        self, exc: Exception, call_id: str | None
+    ) -> tuple[Any, float, bool, bool, dict]:
         """The step that found the sandbox unable to start: truncated, with the report of
         a missing submission that says why."""
         reason = f"the sandbox could not start: {type(exc).__name__}: {exc}"
         report = replace(self._grade_file(None), error=reason)
         info = self._info(exit_code=None, timed_out=False)
-        info["report"] = report.to_dict()
+        info["report"] = optional_numbers(report.to_dict())
         self._done = True
-        self._last_observation = f"Error: {reason}"
         return (
-            self._last_observation,
+            self._observe(f"Error: {reason}", "none", call_id),
             outcome(report, self.reward_mode)["reward"],
             False,
             True,
@@ -255,10 +310,14 @@ class CompetitionEnv(gym.Env):
         answers = sum(p.stat().st_size for p in self.dirs.private.rglob("*") if p.is_file())
         return max(MIN_SUBMISSION_CAP, SUBMISSION_CAP_FACTOR * answers)
 
-    def _statement(self) -> str:
+    def _task(self) -> str:
+        p = self.sandbox.paths
+        return self.competition.render_statement(p.data, p.code, p.submission)
+
+    def _manual(self) -> str:
+        """The tools' manual and the budget."""
         p = self.sandbox.paths
         submission_path = f"{p.submission}/{self.competition.submission.filename}"
-        statement = self.competition.render_statement(p.data, p.code, p.submission)
         tools = TOOL_HELP.replace("{logs_dir}", p.logs).replace(
             "{submission_path}", submission_path
         )
@@ -268,7 +327,13 @@ class CompetitionEnv(gym.Env):
             f"command may run for at most {per_command:,.0f} seconds. "
             f"{'The network is available.' if self.network else 'There is no network access.'}\n"
         )
-        return f"{statement}\n{tools}\n{budget}"
+        return f"{tools}\n{budget}"
+
+    def _observe(self, text: str, tool: str, call_id: str | None) -> str | dict[str, str]:
+        self._last_observation = text
+        if self.observation_format == "messages":
+            return tool_result(text, tool, call_id)
+        return text
 
     def _submission_path(self) -> str:
         return f"{self.sandbox.paths.submission}/{self.competition.submission.filename}"
@@ -320,15 +385,17 @@ class CompetitionEnv(gym.Env):
             "competition_id": self.competition.id,
             "step": self._steps,
             # whole seconds, so two runs with the same seed and actions give equal infos
-            "time_left": math.ceil(max(0.0, self._time_left())) if self._started else None,
+            "time_left": optional(
+                math.ceil(max(0.0, self._time_left())) if self._started else None
+            ),
             "steps_left": self.max_steps - self._steps,
-            "exit_code": exit_code,
+            "exit_code": optional(exit_code),
             "timed_out": timed_out,
             "seed": self.episode_seed,
         }
         if tool is not None:
             info["tool"] = tool
-        info["sandbox"] = {**self.sandbox.describe(), "started": self.started}
+        info["sandbox"] = optional_numbers({**self.sandbox.describe(), "started": self.started})
         p = self.sandbox.paths
         info["paths"] = {
             "data": p.data,

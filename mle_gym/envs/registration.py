@@ -7,6 +7,7 @@ import gymnasium as gym
 from mle_gym.competitions import all_competitions
 
 ENTRY_POINT = "mle_gym.envs.competition_env:CompetitionEnv"
+VECTOR_ENTRY_POINT = "mle_gym.vector:from_registry"
 
 
 def register_all() -> list[str]:
@@ -17,7 +18,10 @@ def register_all() -> list[str]:
             # The env runs its own step and time budget and grades at the end, so
             # Gymnasium's TimeLimit wrapper (which would cut without grading) stays off.
             gym.register(
-                id=comp.env_id, entry_point=ENTRY_POINT, kwargs={"competition_id": comp.id}
+                id=comp.env_id,
+                entry_point=ENTRY_POINT,
+                vector_entry_point=VECTOR_ENTRY_POINT,
+                kwargs={"competition_id": comp.id},
             )
         ids.append(comp.env_id)
     return ids

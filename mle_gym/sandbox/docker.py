@@ -232,7 +232,7 @@ class DockerSandbox(ShellBackedSandbox):
 
     def stop(self) -> None:
         if self.shell is not None:
-            self.shell.close()
+            self.shell.stop()
             self.shell = None
         if self.container is not None:
             with contextlib.suppress(NotFound):

@@ -450,7 +450,7 @@ class LocalSandbox(ShellBackedSandbox):
             self.uplink.stop()
             self.uplink = None
         if self.shell is not None:
-            self.shell.close()
+            self.shell.stop()
             self.shell = None
         if self.cgroup is not None:
             self.cgroup.remove()

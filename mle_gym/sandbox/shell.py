@@ -98,9 +98,14 @@ class ShellSession:
         self._leftover = b""
         #: The nonce of a command whose step was cut short on the host (KeyboardInterrupt).
         self._abandoned: str | None = None
+        #: Set by `stop()`: the sandbox is gone, and no shell may start again (a command
+        #: running in another thread sees its shell end and must not start a new one).
+        self._stopped = False
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
+        if self._stopped:
+            raise SandboxError("the sandbox was stopped (the env was closed or reset)")
         self.close()
         self.proc = self._spawn()
         self.proc.delaybeforesend = None  # pexpect sleeps 50 ms before each send by default
@@ -125,6 +130,11 @@ class ShellSession:
         self.shell_pid = int(ready.group(1))
         self._leftover = b""
         self.idle_group = self._jobs.foreground_group(self)
+
+    def stop(self) -> None:
+        """End the shell for good: a command still running returns, and nothing restarts it."""
+        self._stopped = True
+        self.close()
 
     def close(self) -> None:
         """End the shell at once: SIGKILL first, and no pause waiting for a hang-up (the

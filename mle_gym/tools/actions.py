@@ -80,12 +80,17 @@ TOOLS: dict[str, Tool] = {
     ),
 }
 TOOL_NAMES = tuple(TOOLS)
+#: Optional key of a dict action: the model's tool-call id, returned in a "messages" observation.
+CALL_ID = "tool_call_id"
 
 
 @dataclass(frozen=True)
 class ToolCall:
     tool: str
     args: dict[str, Any]
+    #: The id of the model's tool call this action answers (chat-message observations
+    #: carry it back); None for plain actions.
+    call_id: str | None = None
 
 
 def _size(value: Any) -> int:
@@ -110,7 +115,7 @@ def parse_action(action: Any) -> ToolCall:
     if tool not in TOOLS:
         raise ActionError(f"unknown tool {tool!r}; the tools are: {', '.join(TOOL_NAMES)}")
     schema = TOOLS[tool].args
-    unknown = sorted(str(k) for k in action if k != "tool" and k not in schema)
+    unknown = sorted(str(k) for k in action if k not in ("tool", CALL_ID) and k not in schema)
     if unknown:
         raise ActionError(
             f"tool {tool!r} takes {', '.join(schema) or 'no arguments'}; "
@@ -142,4 +147,7 @@ def parse_action(action: Any) -> ToolCall:
         rng = args["view_range"]
         if len(rng) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in rng):
             raise ActionError("view_range must be [start_line, end_line] (end -1 = to the end)")
-    return ToolCall(tool, args)
+    call_id = action.get(CALL_ID)
+    if call_id is not None and not isinstance(call_id, str):
+        raise ActionError(f"{CALL_ID} must be a string, not {type(call_id).__name__}")
+    return ToolCall(tool, args, call_id)

@@ -12,7 +12,7 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from mle_gym.tools.actions import TOOLS, ActionError, Arg, parse_action
+from mle_gym.tools.actions import CALL_ID, TOOLS, ActionError, Arg, parse_action
 
 
 def _json_type(arg: Arg) -> dict[str, Any]:
@@ -50,10 +50,13 @@ def tool_schemas() -> list[dict[str, Any]]:
     return copy.deepcopy(_schemas())
 
 
-def action_from_tool_call(name: str, arguments: str | dict[str, Any] | None) -> dict[str, Any]:
+def action_from_tool_call(
+    name: str, arguments: str | dict[str, Any] | None, call_id: str | None = None
+) -> dict[str, Any]:
     """The env action for a model's call of tool `name` with `arguments` (the JSON text the
     model wrote, or already decoded). Raises `ActionError` with a message for the model when
-    the call is malformed, the same one `env.step` would give."""
+    the call is malformed, the same one `env.step` would give. With `call_id` (the call's
+    "id"), an env made with observation_format="messages" answers with that id."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments or "{}")
@@ -63,8 +66,11 @@ def action_from_tool_call(name: str, arguments: str | dict[str, Any] | None) -> 
         arguments = {}
     if not isinstance(arguments, dict):
         raise ActionError(f"the arguments of tool {name!r} must be a JSON object")
-    if "tool" in arguments:
-        raise ActionError(f"tool {name!r} has no argument 'tool'")
+    for reserved in ("tool", CALL_ID):
+        if reserved in arguments:
+            raise ActionError(f"tool {name!r} has no argument {reserved!r}")
     action = {"tool": name, **arguments}
+    if call_id is not None:
+        action[CALL_ID] = call_id
     parse_action(action)  # raises ActionError naming what is wrong
     return action
