@@ -52,8 +52,13 @@ def _grade_in_child(
     limits: GradingLimits, out: Path,
 ) -> None:  # fmt: skip
     """The forked child: take the limits, grade, leave the pickled report in `out`."""
+    import pyarrow  # imported by `_preload` before the fork: no import happens here
+
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
+    # The system allocator hands freed blocks back, where pyarrow's default pools keep them:
+    # a grade's peak memory is then what it holds, not what it once held.
+    pyarrow.set_memory_pool(pyarrow.system_memory_pool())
     try:
         report = grade(get_competition(competition_id), submission, private, shown_path=shown)
     except MemoryError:
@@ -79,6 +84,8 @@ def _preload() -> None:
     """Import everything grading uses, in this process, before the first fork."""
     import numpy  # noqa: F401
     import pandas  # noqa: F401
+    import pyarrow.compute
+    import pyarrow.csv  # noqa: F401
     import sklearn.metrics  # noqa: F401
 
     from mle_gym.grading.metrics import METRICS

@@ -53,12 +53,15 @@ def integral_spellings(raw: pd.Series) -> pd.Series:
     import numpy as np
     import pandas as pd
 
-    numbers = parse_floats(raw)
+    mapped = pd.Series(None, index=raw.index, dtype=object)
+    # Only the cells not already canonical can change: parse just those (usually none).
+    odd = raw[~raw.str.fullmatch(_CANONICAL_INTEGER.pattern)]
+    if odd.empty:
+        return mapped
+    numbers = parse_floats(odd)
     finite = numbers.notna() & np.isfinite(numbers.to_numpy(float, na_value=np.nan))
     ok = finite & (numbers.abs() < _EXACT) & (numbers == numbers.round())
-    ok &= ~raw.str.fullmatch(_CANONICAL_INTEGER.pattern)
-    mapped = pd.Series(None, index=raw.index, dtype=object)
-    mapped[ok] = numbers[ok].astype("int64").astype(str)
+    mapped[ok[ok].index] = numbers[ok].astype("int64").astype(str)
     return mapped
 
 
