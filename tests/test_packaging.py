@@ -53,3 +53,21 @@ def test_preparing_without_an_optional_reader_names_the_extra(tmp_path, monkeypa
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'mle-gym\[archives\]'"):
         prepare(comp, raw, root=tmp_path / "cache")
     assert not (tmp_path / "cache" / comp.id / "prepared.json").exists()
+
+
+def test_grading_without_an_optional_metric_library_names_the_extra(tmp_path, monkeypatch) -> None:
+    """A grade whose metric needs an extra's package is an invalid report saying which."""
+    from mle_gym.competitions import get_competition
+    from mle_gym.data.prepare import prepare
+    from mle_gym.grading.bounded import grade_bounded
+    from tests.fixtures.raw.vinbigdata_chest_xray_abnormalities_detection import make_raw
+
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    make_raw(raw)
+    comp = get_competition("vinbigdata-chest-xray-abnormalities-detection")
+    dirs = prepare(comp, raw, root=tmp_path / "cache").dirs
+    monkeypatch.setitem(sys.modules, "pycocotools", None)  # as if the extra were not installed
+    report = grade_bounded(comp.id, dirs.public / "sample_submission.csv", dirs.private)
+    assert not report.valid_submission
+    assert "pip install 'mle-gym[detection]'" in report.error

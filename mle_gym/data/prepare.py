@@ -24,11 +24,9 @@ from mle_gym.data import kaggle_download
 from mle_gym.data.cache import CompetitionDirs
 from mle_gym.data.checksums import Mismatch, verify
 from mle_gym.data.kaggle_download import ProgressFn
+from mle_gym.extras import install_hint
 
 Log = Callable[[str], None]
-
-#: Optional packages that some competitions' prepare imports, and the extra installing each.
-EXTRAS = {"PIL": "images", "py7zr": "archives", "bson": "archives"}
 
 
 class ChecksumError(RuntimeError):
@@ -183,13 +181,11 @@ def _prepare_in(
             try:
                 comp.prepare(dirs.raw, staging / "public", staging / "private")
             except ModuleNotFoundError as exc:
-                extra = EXTRAS.get((exc.name or "").partition(".")[0])
-                if extra is None:
+                hint = install_hint(exc)
+                if hint is None:
                     raise
                 raise ModuleNotFoundError(
-                    f"preparing {comp.id} needs the package {exc.name!r}: "
-                    f"pip install 'mle-gym[{extra}]'",
-                    name=exc.name,
+                    f"preparing {comp.id} needs the package {exc.name!r}: {hint}", name=exc.name
                 ) from exc
         result = PrepareResult(dirs, checked=bool(comp.checksums.public or comp.checksums.private))
         result.mismatches = verify(staging / "public", staging / "private", comp.checksums)

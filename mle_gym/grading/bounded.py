@@ -27,6 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from mle_gym.competitions import get_competition
+from mle_gym.extras import install_hint
 from mle_gym.grading.grader import grade
 from mle_gym.grading.report import GradeReport
 
@@ -61,6 +62,10 @@ def _grade_in_child(
     pyarrow.set_memory_pool(pyarrow.system_memory_pool())
     try:
         report = grade(get_competition(competition_id), submission, private, shown_path=shown)
+    except ModuleNotFoundError as exc:
+        hint = install_hint(exc)
+        reason = f"the grader needs the package {exc.name!r}" + (f": {hint}" if hint else "")
+        report = _failed(competition_id, shown, reason)
     except MemoryError:
         report = _failed(
             competition_id, shown, f"it needed more than {limits.memory:,} bytes of memory"
