@@ -124,6 +124,8 @@ def test_two_envs_keep_their_own_containers(spaceship_home: Path, docker_engine)
     try:
         first.reset(seed=1)
         second.reset(seed=2)
+        first.unwrapped.start()  # reset() is lazy: the containers start here
+        second.unwrapped.start()
         names = {c.name for c in _ours(docker_engine)}
         assert len(names) == 2
         first.step("echo one > /home/code/who")
@@ -140,6 +142,7 @@ _OWNER = textwrap.dedent("""
     import sys, time, gymnasium as gym, mle_gym
     env = gym.make("mle/spaceship-titanic-v0", backend="docker")
     env.reset(seed=0)
+    env.unwrapped.start()
     print("ready", flush=True)
     time.sleep(300)
 """)
@@ -164,6 +167,7 @@ def test_sigkilled_owner_leaves_a_container_that_gc_removes(spaceship_home, dock
     # A live process's containers are not touched by another process's gc.
     with gym.make("mle/spaceship-titanic-v0", backend="docker") as env:
         env.reset()
+        env.unwrapped.start()
         out = subprocess.run(["mle-gym", "gc"], capture_output=True, text=True, timeout=120)
         assert "removed 1 orphaned container" in out.stdout, out.stdout + out.stderr
         assert _ours(docker_engine, owner.pid) == []
@@ -176,7 +180,7 @@ def test_next_start_removes_orphans(spaceship_home, docker_engine) -> None:
     owner.wait(timeout=30)
     code = (
         "import gymnasium as gym, mle_gym; e = gym.make('mle/spaceship-titanic-v0', "
-        "backend='docker'); e.reset(); e.close()"
+        "backend='docker'); e.reset(); e.unwrapped.start(); e.close()"
     )
     subprocess.run(
         [sys.executable, "-c", code],
@@ -203,15 +207,12 @@ def test_terminated_owner_removes_its_containers(spaceship_home, docker_engine, 
 
 
 def test_missing_image_names_the_build_command(spaceship_home, docker_engine) -> None:
-    with (
+    with pytest.raises(RuntimeError, match="mle-gym build-image"):  # at make, not at reset
         gym.make(
             "mle/spaceship-titanic-v0",
             backend="docker",
             sandbox_options={"image": "mle-gym-agent:does-not-exist"},
-        ) as env,
-        pytest.raises(RuntimeError, match="mle-gym build-image"),
-    ):
-        env.reset()
+        )
 
 
 # -- GPU requests (no GPU on these machines: the requests themselves are checked) --------------
@@ -253,6 +254,7 @@ def test_gpus_reach_the_container_request(spaceship_home: Path, docker_engine) -
     with gym.make(
         "mle/spaceship-titanic-v0", backend="docker", sandbox_options={"gpus": ["0"]}
     ) as env:
+        env.reset()
         with pytest.raises(RuntimeError, match="could not start a container"):
-            env.reset()  # no GPU runtime here: the engine refuses the device request
+            env.unwrapped.start()  # no GPU runtime here: the engine refuses the device request
         assert _ours(docker_engine) == []

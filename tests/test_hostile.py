@@ -212,6 +212,7 @@ def test_a_stopped_container_is_started_again(spaceship_home, docker_engine) -> 
     copy-out at submit: the episode ends with a graded report either way."""
     with _env("docker") as env:
         env.reset(seed=0)
+        env.unwrapped.start()
         env.unwrapped.sandbox.container.stop(timeout=0)
         # the command met a dead shell: it says so, and the next one runs in the new shell
         assert "a new shell was started" in env.step("echo lost")[0]
