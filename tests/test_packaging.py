@@ -67,7 +67,9 @@ def test_grading_without_an_optional_metric_library_names_the_extra(tmp_path, mo
     make_raw(raw)
     comp = get_competition("vinbigdata-chest-xray-abnormalities-detection")
     dirs = prepare(comp, raw, root=tmp_path / "cache").dirs
-    monkeypatch.setitem(sys.modules, "pycocotools", None)  # as if the extra were not installed
+    # as if the extra were not installed (its submodules too: an earlier grade imported them)
+    for name in [m for m in sys.modules if m.split(".")[0] == "pycocotools"] + ["pycocotools"]:
+        monkeypatch.setitem(sys.modules, name, None)
     report = grade_bounded(comp.id, dirs.public / "sample_submission.csv", dirs.private)
     assert not report.valid_submission
     assert "pip install 'mle-gym[detection]'" in report.error
