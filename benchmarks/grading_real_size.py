@@ -127,6 +127,7 @@ def _hex_ids(n: int, rng: np.random.Generator, width: int) -> list[str]:
 
 
 def tgs(scale: float, rng: np.random.Generator, private: Path, submission: Path) -> int:
+    import numpy as np
     import pandas as pd
 
     n = _count(1000, scale)
@@ -135,7 +136,7 @@ def tgs(scale: float, rng: np.random.Generator, private: Path, submission: Path)
         salt, r = rng.random() < 0.6, int(rng.integers(8, 40))
         centre = rng.integers(r + 1, 100 - r, 2)
         truth.append(_rle(_ellipse_runs(101, [centre[0]], [centre[1]], [r], [r])) if salt else "")
-        shifted = centre + rng.integers(-3, 4, 2)
+        shifted = np.clip(centre + rng.integers(-3, 4, 2), r, 100 - r)  # stays inside
         found = salt if rng.random() < 0.85 else not salt
         guess.append(
             _rle(_ellipse_runs(101, [shifted[0]], [shifted[1]], [r], [r])) if found else ""
