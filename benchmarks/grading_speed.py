@@ -13,7 +13,8 @@ shuffled submission of `--rows` rows, then, each in a fresh child process:
   $MLEBENCH_SRC, an installed `mlebench`, or ../mlebench-src; without one, that column is
   skipped with a message.
 Memory is the peak resident memory above the process's own after imports (for mle_gym, the
-grading child's peak above its parent at the fork). Ratios are mle_gym / MLE-bench.
+grading child's peak above that of a fork doing nothing, so library pages a grade touches
+count, as they do in MLE-bench's process). Ratios are mle_gym / MLE-bench.
 `--scaling` repeats the first competition at growing sizes, to show growth stays linear.
 """
 
@@ -168,13 +169,23 @@ def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _idle_fork_mib() -> float:
+    """Peak memory of a fork that does nothing: a forked child's peak counts only the pages
+    it touches, so the grading child's peak is measured above this, not above the parent's."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
 def child_ours(competition: str, folder: Path, repeats: int) -> dict:
     from mle_gym.competitions import get_competition
     from mle_gym.grading.bounded import _preload, grade_bounded
 
     _preload()
     get_competition(competition)
-    base = _peak_mib()
+    base = _idle_fork_mib()
     times, score = [], None
     for _ in range(1 + repeats):
         start = time.perf_counter()
