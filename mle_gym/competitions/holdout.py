@@ -12,14 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.competitions.csv_io import read_csv
-from mle_gym.lazy import pd
 
 
-def holdout(frame: pd.DataFrame, test_size: float = 0.1) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(train, test): a shuffled `test_size` share of the rows held out, seed 0."""
+def holdout(rows: Any, test_size: float | int = 0.1) -> tuple[Any, Any]:
+    """(train, test): a shuffled `test_size` share (or count) of `rows` held out, seed 0.
+
+    `rows` is anything `train_test_split` takes (a frame, an array, a list); both halves
+    have its kind."""
     from sklearn.model_selection import train_test_split
 
-    train, test = train_test_split(frame, test_size=test_size, random_state=0)
+    train, test = train_test_split(rows, test_size=test_size, random_state=0)
     return train, test
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.hardlink_helpers import place_file, place_files
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.prepare_progress import Progress
 from mle_gym.competitions.spec import (
     Checksums,
@@ -28,7 +29,6 @@ from mle_gym.competitions.tfrecord import (
     without_features,
     write_records,
 )
-from mle_gym.lazy import train_test_split
 
 CLASSES = ("0", "1", "2", "3", "4")
 #: The Example feature that holds a record's class: removed from the held-out shards.
@@ -79,7 +79,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     keep the order of Kaggle's train.csv; shards are renumbered in the split's order.
     """
     shards = sorted(p for p in (raw / "train_tfrecords").iterdir() if p.suffix == ".tfrec")
-    train_shards, test_shards = train_test_split(shards, test_size=0.1, random_state=0)
+    train_shards, test_shards = holdout(shards, 0.1)
     test_ids = _write_test_shards(test_shards, public / "test_tfrecords")
     place_files(
         _renamed(train_shards, "train", public / "train_tfrecords"),

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mle_gym.competitions.hardlink_helpers import place_file, place_files, place_tree
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -27,7 +28,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
-from mle_gym.lazy import pd, train_test_split
+from mle_gym.lazy import pd
 
 BANDS = tuple(f"band_{k:02}.npy" for k in range(8, 17))
 MASKS = ("human_individual_masks.npy", "human_pixel_masks.npy")
@@ -64,7 +65,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     """Hold out as many training records as the validation set has; place every file."""
     train_meta = json.loads((raw / "train_metadata.json").read_text())
     validation_meta = json.loads((raw / "validation_metadata.json").read_text())
-    train, test = train_test_split(train_meta, test_size=len(validation_meta), random_state=0)
+    train, test = holdout(train_meta, len(validation_meta))
     train_ids = [str(r["record_id"]) for r in train]
     test_ids = [str(r["record_id"]) for r in test]
 

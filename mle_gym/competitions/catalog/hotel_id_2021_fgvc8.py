@@ -20,6 +20,7 @@ from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.hardlink_helpers import place_files
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -27,7 +28,6 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
-from mle_gym.lazy import train_test_split
 
 #: The file name that appears twice in Kaggle's train.csv; MLE-bench drops both rows.
 REPEATED_IMAGE = "ce27d36c9147cc19.jpg"
@@ -38,7 +38,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     """MLE-bench's split (see the module docstring), photographs placed by hard link."""
     labelled = read_csv(raw / "train.csv")
     labelled = labelled[labelled["image"] != REPEATED_IMAGE]
-    train, test = train_test_split(labelled, test_size=0.1, random_state=0)
+    train, test = holdout(labelled, 0.1)
 
     train.to_csv(public / "train.csv", index=False)
     test[["image"]].assign(hotel_id=SAMPLE_GUESS).to_csv(

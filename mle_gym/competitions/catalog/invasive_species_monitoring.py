@@ -17,6 +17,7 @@ from typing import Any
 
 from mle_gym.competitions.archive_streams import member_names, stream_7z
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.prepare_progress import Progress
 from mle_gym.competitions.spec import (
     Checksums,
@@ -25,7 +26,6 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
-from mle_gym.lazy import train_test_split
 
 #: Our own plain copy of the sample submission in public/ (MLE-bench only publishes it
 #: zipped), with a quoted header so that no public file repeats a private one byte for byte.
@@ -100,7 +100,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
         archive.open("train_labels.csv") as handle,
     ):
         original = read_csv(handle)
-    train, answers = train_test_split(original, test_size=0.2, random_state=0)
+    train, answers = holdout(original, 0.2)
     sample = answers.assign(invasive=0.5)
 
     answers.to_csv(private / "answers.csv", index=False)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.held_out_images import place_images
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -21,13 +22,13 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
-from mle_gym.lazy import np, train_test_split
+from mle_gym.lazy import np
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
     """MLE-bench's split: 10% of the labelled photographs held out, seed 0."""
     original = read_csv(raw / "train.csv")
-    train, test = train_test_split(original, test_size=0.1, random_state=0)
+    train, test = holdout(original, 0.1)
     guesses = np.random.default_rng(0).uniform(1, 100, len(test)).round(2)
 
     train.to_csv(public / "train.csv", index=False)

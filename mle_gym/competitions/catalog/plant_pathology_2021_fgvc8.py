@@ -19,6 +19,7 @@ from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.held_out_images import place_images
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -26,13 +27,12 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
-from mle_gym.lazy import train_test_split
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
     """MLE-bench's split: 20% of the labelled photographs held out, seed 0."""
     original = read_csv(raw / "train.csv")
-    train, answers = train_test_split(original, test_size=0.2, random_state=0)
+    train, answers = holdout(original, 0.2)
 
     answers.to_csv(private / "answers.csv", index=False)
     train.to_csv(public / "train.csv", index=False)

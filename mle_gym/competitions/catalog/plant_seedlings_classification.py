@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from mle_gym.competitions.held_out_images import place_images
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -24,7 +25,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
-from mle_gym.lazy import pd, train_test_split
+from mle_gym.lazy import pd
 
 
 def labelled_files(folder: Path) -> pd.DataFrame:
@@ -42,7 +43,7 @@ def labelled_files(folder: Path) -> pd.DataFrame:
 def prepare(raw: Path, public: Path, private: Path) -> None:
     """MLE-bench's split: 14% of the labelled photographs held out, seed 0."""
     source = raw / "train"
-    train, test = train_test_split(labelled_files(source), test_size=0.14, random_state=0)
+    train, test = holdout(labelled_files(source), 0.14)
 
     test.to_csv(private / "answers.csv", index=False)
     test.assign(species="Sugar beet").to_csv(public / "sample_submission.csv", index=False)

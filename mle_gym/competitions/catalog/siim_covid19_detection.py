@@ -23,6 +23,7 @@ from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.hardlink_helpers import place_files
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -30,7 +31,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
-from mle_gym.lazy import pd, train_test_split
+from mle_gym.lazy import pd
 
 #: Study labels in the order of train_study_level.csv's one-hot columns.
 STUDY_LABELS = ("negative", "typical", "indeterminate", "atypical")
@@ -51,7 +52,7 @@ def _tree_pairs(raw: Path, dest: Path, study_ids: pd.Series) -> Iterator[tuple[P
 def prepare(raw: Path, public: Path, private: Path) -> None:
     """MLE-bench's split (see the module docstring), DICOM trees placed by hard link."""
     studies = read_csv(raw / "train_study_level.csv")
-    train_studies, test_studies = train_test_split(studies, test_size=0.1, random_state=0)
+    train_studies, test_studies = holdout(studies, 0.1)
     train_studies = train_studies.sort_values(by="id")
     test_studies = test_studies.sort_values(by="id")
     train_studies.to_csv(public / "train_study_level.csv", index=False)

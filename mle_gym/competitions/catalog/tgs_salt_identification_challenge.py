@@ -22,6 +22,7 @@ import shutil
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.prepare_progress import Progress
 from mle_gym.competitions.spec import (
     Checksums,
@@ -30,7 +31,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
-from mle_gym.lazy import pd, train_test_split
+from mle_gym.lazy import pd
 
 _ROOT = "competition_data"
 
@@ -58,7 +59,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     with zipfile.ZipFile(raw / f"{_ROOT}.zip") as archive:
         with archive.open(f"{_ROOT}/train.csv") as handle:
             labelled = pd.read_csv(handle).fillna("")
-        train, test = train_test_split(labelled, test_size=0.25, random_state=0)
+        train, test = holdout(labelled, 0.25)
         train.sort_values(by="id").to_csv(public / "train.csv", index=False)
         test.sort_values(by="id").to_csv(private / "test.csv", index=False)
         for split, kind in (("train", "images"), ("train", "masks"), ("test", "images")):

@@ -29,6 +29,7 @@ from typing import Any
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.hardlink_helpers import place_file, place_files
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -36,7 +37,6 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
-from mle_gym.lazy import train_test_split
 
 #: Tables the same on both sides, placed unchanged.
 SHARED_TABLES = ("attribute.json", "category.json", "sensor.json", "visibility.json")
@@ -104,7 +104,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
 
     logs = _load(raw, "log.json")
     log_ids = [log["token"] for log in logs]
-    train_logs, test_logs = train_test_split(log_ids, test_size=0.2, random_state=0)
+    train_logs, test_logs = holdout(log_ids, 0.2)
     train_set, test_set = set(train_logs), set(test_logs)
     _dump([log for log in logs if log["token"] in train_set], public, "train", "log.json")
     _dump([log for log in logs if log["token"] in test_set], public, "test", "log.json")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.hardlink_helpers import place_files
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -32,7 +33,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
-from mle_gym.lazy import np, pd, train_test_split
+from mle_gym.lazy import np, pd
 
 NO_FINDING = 14
 #: The prediction of MLE-bench's sample submission: "No finding" with a one-pixel box.
@@ -60,7 +61,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     """MLE-bench's split (see the module docstring), DICOM files placed by hard link."""
     labels = read_csv(raw / "train.csv")
     images = np.asarray(labels["image_id"].unique(), dtype=object)
-    train_ids, test_ids = train_test_split(images, test_size=0.1, random_state=0)
+    train_ids, test_ids = holdout(images, 0.1)
 
     labels[labels["image_id"].isin(train_ids)].to_csv(public / "train.csv", index=False)
     sample = pd.DataFrame({"image_id": test_ids, "PredictionString": SAMPLE_PREDICTION})

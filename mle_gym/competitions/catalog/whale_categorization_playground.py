@@ -20,6 +20,7 @@ from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.hardlink_helpers import place_files
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -27,7 +28,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
-from mle_gym.lazy import np, pd, train_test_split
+from mle_gym.lazy import np, pd
 
 TEST_SHARE = 0.1
 NEW_WHALE = "new_whale"
@@ -46,7 +47,7 @@ def assign_splits(labelled: pd.DataFrame) -> pd.Series:
             p = [1 - TEST_SHARE, TEST_SHARE]
             split.loc[images.index[0]] = singles.choice(["train", "test"], replace=False, p=p)
     rest = labelled[split == "undecided"]
-    train, test = train_test_split(rest, test_size=TEST_SHARE, random_state=0)
+    train, test = holdout(rest, TEST_SHARE)
     split.loc[train.index] = "train"
     split.loc[test.index] = "test"
     return split
