@@ -38,16 +38,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import resource
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from grade_timing import run_child, time_grades
 
 if TYPE_CHECKING:
     import numpy as np
@@ -453,45 +450,12 @@ def child_write(competition: str, scale: float, folder: Path) -> dict:
     return {"count": count, "bytes": (folder / "submission.csv").stat().st_size}
 
 
-def child_grade(competition: str, folder: Path, repeats: int) -> dict:
-    from mle_gym.competitions import get_competition
-    from mle_gym.grading.bounded import _preload, grade_bounded
-
-    _preload()
-    get_competition(competition)
-    pid = os.fork()  # a fork that does nothing: the grading child's memory at its start
-    if pid == 0:
-        os._exit(0)
-    os.waitpid(pid, 0)
-    base = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    times, score, error = [], None, None
-    for _ in range(1 + repeats):
-        start = time.perf_counter()
-        report = grade_bounded(competition, folder / "submission.csv", folder / "private")
-        times.append(time.perf_counter() - start)
-        score, error = report.score, report.error
-        if error:
-            break
-    grading = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    warm = statistics.median(times[1:]) if len(times) > 1 else None
-    return {"cold": times[0], "warm": warm, "mib": grading - base, "score": score, "error": error}
-
-
-def _run_child(*args: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", *args], capture_output=True, text=True, check=False
-    )
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr else "child failed")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def measure(competition: str, scale: float, repeats: int) -> None:
     with tempfile.TemporaryDirectory(prefix="mle-gym-real-size-") as tmp:
         folder = Path(tmp)
         try:
-            written = _run_child("write", competition, str(scale), str(folder))
-            graded = _run_child("grade", competition, str(folder), str(repeats))
+            written = run_child(__file__, "write", competition, str(scale), str(folder))
+            graded = run_child(__file__, "grade", competition, str(folder), str(repeats))
         except RuntimeError as exc:
             print(f"{competition[:40]:<40} FAILED: {exc}", flush=True)
             return
@@ -514,7 +478,7 @@ def main() -> None:
         if kind == "write":
             print(json.dumps(child_write(competition, float(rest[0]), Path(rest[1]))))
         else:
-            print(json.dumps(child_grade(competition, Path(rest[0]), int(rest[1]))))
+            print(json.dumps(time_grades(competition, Path(rest[0]), int(rest[1]))))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", choices=sorted(CASES))

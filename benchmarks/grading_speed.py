@@ -25,13 +25,14 @@ import json
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from grade_timing import run_child, time_grades
 
 if TYPE_CHECKING:
     import numpy as np
@@ -169,34 +170,11 @@ def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _idle_fork_mib() -> float:
-    """Peak memory of a fork that does nothing: a forked child's peak counts only the pages
-    it touches, so the grading child's peak is measured above this, not above the parent's."""
-    pid = os.fork()
-    if pid == 0:
-        os._exit(0)
-    os.waitpid(pid, 0)
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-
-
 def child_ours(competition: str, folder: Path, repeats: int) -> dict:
-    from mle_gym.competitions import get_competition
-    from mle_gym.grading.bounded import _preload, grade_bounded
-
-    _preload()
-    get_competition(competition)
-    base = _idle_fork_mib()
-    times, score = [], None
-    for _ in range(1 + repeats):
-        start = time.perf_counter()
-        report = grade_bounded(competition, folder / "submission.csv", folder / "private")
-        times.append(time.perf_counter() - start)
-        score = report.score
-        if report.error:
-            raise SystemExit(f"{competition}: {report.error}")
-    grading = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return {"cold": times[0], "warm": statistics.median(times[1:]), "mib": grading - base,
-            "score": score}  # fmt: skip
+    timed = time_grades(competition, folder, repeats)
+    if timed["error"]:
+        raise SystemExit(f"{competition}: {timed['error']}")
+    return timed
 
 
 def child_mlebench(competition: str, folder: Path, repeats: int, source: Path) -> dict:
@@ -228,20 +206,11 @@ def _write_case(competition: str, rows: int, folder: Path) -> None:
     guess.sample(frac=1.0, random_state=1).to_csv(folder / "submission.csv", index=False)
 
 
-def _run_child(*args: str) -> dict:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", *args], capture_output=True, text=True, check=False
-    )
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr else "child failed")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def measure(competition: str, rows: int, repeats: int, source: Path | None) -> None:
     with tempfile.TemporaryDirectory(prefix="mle-gym-grading-") as tmp:
         folder = Path(tmp)
-        _run_child("write", competition, str(rows), str(folder))
-        ours = _run_child("ours", competition, str(folder), str(repeats))
+        run_child(__file__, "write", competition, str(rows), str(folder))
+        ours = run_child(__file__, "ours", competition, str(folder), str(repeats))
         line = (
             f"{competition[:40]:<40} {rows:>10,} | mle_gym warm {ours['warm']:6.2f} s "
             f"(cold {ours['cold']:6.2f} s) +{ours['mib']:6.0f} MiB"
@@ -250,7 +219,9 @@ def measure(competition: str, rows: int, repeats: int, source: Path | None) -> N
             print(line + " | MLE-bench: not found, column skipped", flush=True)
             return
         try:
-            theirs = _run_child("mlebench", competition, str(folder), str(repeats), str(source))
+            theirs = run_child(
+                __file__, "mlebench", competition, str(folder), str(repeats), str(source)
+            )
         except RuntimeError as exc:
             print(line + f" | MLE-bench failed: {exc}", flush=True)
             return
