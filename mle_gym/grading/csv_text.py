@@ -14,7 +14,7 @@ import csv
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mle_gym.grading.errors import InvalidSubmission
+from mle_gym.grading.errors import InvalidSubmission, examples
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,12 +71,6 @@ def _read_with_pandas(path: Path) -> pd.DataFrame:
         raise InvalidSubmission(f"the submission is not a readable CSV file: {exc}") from None
 
 
-def _examples(values: list) -> str:
-    shown = [repr(str(v)) for v in values[:3]]
-    more = len(values) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
-
-
 def read_as_text(path: Path) -> pd.DataFrame:
     """Read a CSV keeping every cell as the exact text written, so no value is reinterpreted."""
     frame = _read_with_arrow(path)
@@ -86,7 +80,7 @@ def read_as_text(path: Path) -> pd.DataFrame:
     repeated = frame.columns[frame.columns.duplicated()]
     if len(repeated):
         raise InvalidSubmission(
-            f"column(s) {_examples(list(dict.fromkeys(repeated)))} appear more than once in "
+            f"column(s) {examples(list(dict.fromkeys(repeated)))} appear more than once in "
             "the header; write each column once"
         )
     return frame

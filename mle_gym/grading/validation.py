@@ -13,20 +13,12 @@ from typing import TYPE_CHECKING
 from mle_gym.competitions.spec import Column, SubmissionFormat
 from mle_gym.grading import normalise
 from mle_gym.grading.csv_text import read_as_text
-from mle_gym.grading.errors import InvalidSubmission
+from mle_gym.grading.errors import InvalidSubmission, examples
 from mle_gym.grading.shape import check_shape
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
-
-_EXAMPLES = 3
-
-
-def _examples(values: pd.Series | list) -> str:
-    shown = [str(v) for v in list(values)[:_EXAMPLES]]
-    more = len(values) - len(shown)
-    return ", ".join(repr(v) for v in shown) + (f" and {more} more" if more > 0 else "")
 
 
 def _empty_cells(raw: pd.Series, ids: pd.Series, column: Column) -> None:
@@ -34,7 +26,7 @@ def _empty_cells(raw: pd.Series, ids: pd.Series, column: Column) -> None:
     if empty.any():
         raise InvalidSubmission(
             f"column {column.name!r} has {int(empty.sum())} empty or missing value(s), "
-            f"e.g. for id(s) {_examples(ids[empty])}"
+            f"e.g. for id(s) {examples(ids[empty])}"
         )
 
 
@@ -45,18 +37,18 @@ def _numbers(raw: pd.Series, column: Column, warnings: list[str]) -> pd.Series:
     bad = values.isna() | ~np.isfinite(values.to_numpy(float))
     if bad.any():
         raise InvalidSubmission(
-            f"column {column.name!r} must hold finite numbers; found {_examples(raw[bad])}"
+            f"column {column.name!r} must hold finite numbers; found {examples(raw[bad])}"
         )
     outside = (values < 0) | (values > 1)
     if column.kind == "probability" and outside.any():
         raise InvalidSubmission(
             f"column {column.name!r} must hold probabilities in [0, 1]; "
-            f"found {_examples(raw[outside])}"
+            f"found {examples(raw[outside])}"
         )
     if column.kind == "score" and outside.any():
         warnings.append(
             f"column {column.name!r}: {int(outside.sum())} value(s) outside [0, 1] (e.g. "
-            f"{_examples(raw[outside])}) were scored as they are (the metric only ranks "
+            f"{examples(raw[outside])}) were scored as they are (the metric only ranks "
             "them, as MLE-bench scores them)"
         )
     return values.astype(float)
@@ -76,7 +68,7 @@ def _labels(raw: pd.Series, column: Column, warnings: list[str]) -> pd.Series:
     if column.open_labels and (well_formed is None or well_formed.all()):
         warnings.append(
             f"column {column.name!r}: {int(outside.sum())} value(s) outside the classes "
-            f"{', '.join(labels)} (e.g. {_examples(raw[outside])}) were scored as they are, "
+            f"{', '.join(labels)} (e.g. {examples(raw[outside])}) were scored as they are, "
             "as MLE-bench scores them"
         )
         return raw
@@ -88,9 +80,9 @@ def _labels(raw: pd.Series, column: Column, warnings: list[str]) -> pd.Series:
     )
     kind = "integer " if integers and column.open_labels else ""
     raise InvalidSubmission(
-        f"column {column.name!r} must hold one of {_examples(list(labels))}"
+        f"column {column.name!r} must hold one of {examples(list(labels))}"
         + (f" (or another {kind}class)" if column.open_labels else "")
-        + f"; found {_examples(found)}"
+        + f"; found {examples(found)}"
     )
 
 
@@ -107,7 +99,7 @@ def _convert(frame: pd.DataFrame, ids: pd.Series, column: Column, warnings: list
         if values is None:
             bad = ~raw.str.lower().isin(["true", "false"])
             raise InvalidSubmission(
-                f"column {column.name!r} must hold True or False; found {_examples(raw[bad])}"
+                f"column {column.name!r} must hold True or False; found {examples(raw[bad])}"
             )
         return values
     if column.kind in ("probability", "score", "number"):
@@ -123,7 +115,7 @@ def _check_columns(frame: pd.DataFrame, fmt: SubmissionFormat) -> None:
     if missing:
         found = ",".join(frame.columns[:12]) + ("..." if len(frame.columns) > 12 else "")
         raise InvalidSubmission(
-            f"missing column(s) {_examples(missing)}; the header must start with "
+            f"missing column(s) {examples(missing)}; the header must start with "
             f"{','.join(expected[:12])}{'...' if len(expected) > 12 else ''} "
             f"(found {found or 'no columns'})"
         )
@@ -138,19 +130,19 @@ def _check_ids(submitted: pd.Series, expected: pd.Series) -> None:
     duplicated = extra[extra > 0]
     if len(duplicated):
         raise InvalidSubmission(
-            f"{int(duplicated.sum())} duplicate row(s): id(s) {_examples(duplicated.index)} "
+            f"{int(duplicated.sum())} duplicate row(s): id(s) {examples(duplicated.index)} "
             "appear more than once; write exactly one row per test id"
         )
     unknown = submitted[~submitted.isin(set(allowed.index))]
     if len(unknown):
         raise InvalidSubmission(
-            f"{len(unknown)} row(s) have ids that are not in the test set: {_examples(unknown)}"
+            f"{len(unknown)} row(s) have ids that are not in the test set: {examples(unknown)}"
         )
     missing = allowed - counts.reindex(allowed.index, fill_value=0)
     absent = missing[missing > 0]
     if len(absent):
         raise InvalidSubmission(
-            f"{int(absent.sum())} test id(s) have no row, e.g. {_examples(absent.index)}; "
+            f"{int(absent.sum())} test id(s) have no row, e.g. {examples(absent.index)}; "
             f"expected {len(expected)} rows, found {len(submitted)}"
         )
 
@@ -291,7 +283,7 @@ def validate_against(
     extra = [c for c in frame.columns if c not in (fmt.id_column, *fmt.target_names)]
     if extra and not fmt.allow_extra_columns:
         raise InvalidSubmission(
-            f"unexpected column(s) {_examples(extra)}; the header must be exactly the id "
+            f"unexpected column(s) {examples(extra)}; the header must be exactly the id "
             "column and the target columns"
         )
     if extra:
