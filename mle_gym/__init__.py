@@ -39,7 +39,7 @@ def __getattr__(name: str) -> Any:
 
         return run_episode
     if name == "evaluate":
-        from mle_gym.grading.evaluate import evaluate
+        from mle_gym.evaluation import evaluate
 
         return evaluate
     if name in ("tool_schemas", "action_from_tool_call"):

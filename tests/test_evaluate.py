@@ -10,7 +10,7 @@ import gymnasium as gym
 import pytest
 
 import mle_gym
-from mle_gym.grading.evaluate import NotPrepared
+from mle_gym.data.cache import NotPrepared
 from tests.conftest import require_bwrap
 
 KEYS = {"reward", "score", "valid", "any_medal", "medal", "above_median", "normalized_score",

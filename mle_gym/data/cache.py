@@ -10,6 +10,10 @@ from pathlib import Path
 MARKER = "prepared.json"
 
 
+class NotPrepared(RuntimeError):
+    """The competition's data is not in the cache yet; the message says how to prepare it."""
+
+
 def cache_root() -> Path:
     """`MLE_GYM_HOME`, or `~/.cache/mle-gym`."""
     configured = os.environ.get("MLE_GYM_HOME")

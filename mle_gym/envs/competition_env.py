@@ -23,14 +23,14 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from mle_gym.competitions import get_competition
-from mle_gym.data.cache import CompetitionDirs
+from mle_gym.data.cache import CompetitionDirs, NotPrepared
 from mle_gym.data.prepare import prepare
 from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
 from mle_gym.envs.info_values import optional, optional_numbers
 from mle_gym.envs.messages import OBSERVATION_FORMATS, ChatMessages, opening, tool_result
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
 from mle_gym.grading.bounded import GradingLimits, grade_bounded
-from mle_gym.grading.evaluate import outcome
+from mle_gym.grading.outcome import outcome
 from mle_gym.grading.report import GradeReport
 from mle_gym.grading.rewards import REWARD_MODES
 from mle_gym.sandbox.base import Sandbox, SandboxSpec
@@ -44,10 +44,6 @@ from mle_gym.tools.bash import describe_result, run_bash
 #: otherwise this many times the size of the answers (a submission is about their size).
 MIN_SUBMISSION_CAP = 64 * 1024**2
 SUBMISSION_CAP_FACTOR = 20
-
-
-class NotPrepared(RuntimeError):
-    """The competition's data is not in the cache yet."""
 
 
 class CompetitionEnv(gym.Env):

@@ -1,9 +1,10 @@
 """Grading a submission file off the env: what a trainer that ran the episode elsewhere calls.
 
-`evaluate` gives the same reward and report as an episode that ends with that file, because
-the env grades through `outcome` too. It changes nothing: the submission is only read, the
-answers only read (their parsed key may be cached beside them, see
-`mle_gym.grading.answer_keys`), and grading runs in a bounded child process.
+It gives the same reward and report as an episode that ends with that file (both go through
+`mle_gym.grading.outcome.outcome`). It changes nothing: the submission and the answers are
+only read (the answers' parsed key may be cached beside them, see
+`mle_gym.grading.answer_keys`), and grading runs in a bounded child process. It sits above
+the grading and data layers because it finds the answers in the data cache.
 """
 
 from __future__ import annotations
@@ -13,30 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.competitions import get_competition
-from mle_gym.data.cache import CompetitionDirs
+from mle_gym.data.cache import CompetitionDirs, NotPrepared
 from mle_gym.grading.bounded import GradingLimits, grade_bounded
-from mle_gym.grading.report import GradeReport
-from mle_gym.grading.rewards import REWARD_MODES, terminal_reward
-
-
-class NotPrepared(FileNotFoundError):
-    """The competition's answers are not in the cache; the message says how to prepare it."""
-
-
-def outcome(report: GradeReport, reward_mode: str) -> dict[str, Any]:
-    """The flat summary trainers log, with the reward of `reward_mode` and the full report."""
-    return {
-        "reward": terminal_reward(report, reward_mode),
-        "score": report.score,
-        "valid": report.valid_submission,
-        "any_medal": report.any_medal,
-        "medal": report.medal,
-        "above_median": report.above_median,
-        "normalized_score": report.normalized_score,
-        "error": report.error,
-        "reward_mode": reward_mode,
-        "report": report.to_dict(),
-    }
+from mle_gym.grading.outcome import outcome
+from mle_gym.grading.rewards import REWARD_MODES
 
 
 def evaluate(
