@@ -17,14 +17,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import gymnasium as gym
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from throughput import tree_pss_bytes
 
 import mle_gym
