@@ -4,6 +4,8 @@ pandas reads or hands the file to pandas (issue 11)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -40,6 +42,35 @@ def test_the_key_is_written_once_and_reused(tmp_path):
     written = keys[0].stat().st_mtime_ns
     assert score_submission(COMP, submission, private)[0] == 0.75
     assert keys[0].stat().st_mtime_ns == written
+
+
+def test_a_key_built_by_its_own_reader_is_reused_by_the_next_process(tmp_path):
+    """A competition that reads its answers with its own function (champs packs the
+    coupling type with each value) keeps one key across processes: the function's repr,
+    which holds its address, must not enter the key's name."""
+    private = tmp_path / "private"
+    private.mkdir()
+    pd.DataFrame(
+        {"id": [1, 2, 3], "type": ["1JHC", "2JHH", "1JHC"], "scalar_coupling_constant": [1.0, 2, 3]}
+    ).to_csv(private / "answers.csv", index=False)
+    submission = tmp_path / "submission.csv"
+    submission.write_text("id,scalar_coupling_constant\n3,3.5\n1,1.0\n2,2.0\n")
+    grade = (
+        "import sys; from pathlib import Path; from mle_gym.competitions import get_competition;"
+        "from mle_gym.grading.grader import score_submission;"
+        "print(score_submission(get_competition('champs-scalar-coupling'),"
+        " Path(sys.argv[1]), Path(sys.argv[2]))[0])"
+    )
+    scores, stamps = [], []
+    for _ in range(2):
+        out = subprocess.run(
+            [sys.executable, "-c", grade, str(submission), str(private)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        scores.append(out.stdout.strip())
+        stamps.append([(k.name, k.stat().st_mtime_ns) for k in (private / FOLDER).iterdir()])
+    assert scores[0] == scores[1] and len(stamps[0]) == 1
+    assert stamps[1] == stamps[0]
 
 
 def test_changed_answers_make_a_new_key(tmp_path):

@@ -12,6 +12,7 @@ that cannot be written (a read-only private/) or read is simply built again.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import uuid
@@ -30,10 +31,19 @@ FOLDER = ".answer-keys"
 LAYOUT = 1
 
 
+def _format_text(comp: Competition) -> str:
+    """The submission format as text that is the same in every process: a custom answers
+    reader is named, since a function's repr holds its address."""
+    fmt = comp.submission
+    reader = fmt.load_answers
+    named = f"{reader.__module__}.{reader.__qualname__}" if reader is not None else None
+    return repr(dataclasses.replace(fmt, load_answers=None)) + f"|{named}"
+
+
 def _fingerprint(comp: Competition, private_dir: Path) -> str:
     from mle_gym import __version__
 
-    digest = hashlib.sha256(f"{LAYOUT}|{__version__}|{comp.id}|{comp.submission!r}".encode())
+    digest = hashlib.sha256(f"{LAYOUT}|{__version__}|{comp.id}|{_format_text(comp)}".encode())
     for path in sorted(private_dir.rglob("*")):
         if path.is_file() and FOLDER not in path.relative_to(private_dir).parts:
             stat = path.stat()
