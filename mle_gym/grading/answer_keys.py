@@ -4,7 +4,8 @@ An RL run grades every rollout of every group against the same answers. Reading 
 million-row answers file, typing its columns and sorting it by id is most of the work of
 a grade; the result depends only on the answers and the submission format, so it is
 written once (Arrow IPC, beside the answers in private/, which no sandbox sees) and
-memory-mapped by every later grade. The file's name carries a fingerprint of the answers
+memory-mapped by every later grade, with the index that lines submitted ids up with it
+(`id_index`) in columns of its own. The file's name carries a fingerprint of the answers
 files, the format and mle_gym's version: a change to any of them makes a new key. A key
 that cannot be written (a read-only private/) or read is simply built again.
 """
@@ -21,14 +22,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mle_gym.competitions.spec import Competition
+from mle_gym.grading.id_index import index_from_columns
 from mle_gym.grading.validation import AnswerKey, answer_key
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
 FOLDER = ".answer-keys"
 #: Bump when the key's content changes meaning (how ids are stripped, values typed...).
-LAYOUT = 1
+LAYOUT = 2
+#: Prefix of the id index's columns in the key file; no submission column is named so.
+INDEX_PREFIX = "mle_gym.index."
 
 
 def _format_text(comp: Competition) -> str:
@@ -60,12 +66,27 @@ def _read(path: Path, id_column: str) -> AnswerKey | None:
         with pa.memory_map(str(path)) as source:
             table = pa.ipc.open_file(source).read_all()
         integer_ids = (table.schema.metadata or {}).get(b"integer_ids") == b"1"
-        frame = table.to_pandas()
+        own = [n for n in table.column_names if not n.startswith(INDEX_PREFIX)]
+        frame = table.select(own).to_pandas()
+        index = {
+            n.removeprefix(INDEX_PREFIX): _array(table.column(n))
+            for n in table.column_names
+            if n.startswith(INDEX_PREFIX)
+        }
     except (OSError, pa.ArrowException):
         return None
     if id_column not in frame.columns:
         return None
-    return AnswerKey(frame, integer_ids)
+    return AnswerKey(frame, integer_ids, index_from_columns(index) if index else None)
+
+
+def _array(column: pa.ChunkedArray) -> np.ndarray:
+    """A numeric column as numpy, without a copy when it is one piece (memory-mapped)."""
+    import numpy as np
+
+    if column.num_chunks == 1:
+        return np.asarray(column.chunk(0))
+    return column.to_numpy()
 
 
 def _write(path: Path, key: AnswerKey) -> None:
@@ -76,6 +97,9 @@ def _write(path: Path, key: AnswerKey) -> None:
         table = pa.Table.from_pandas(key.frame, preserve_index=False)
     except (pa.ArrowException, TypeError, ValueError):
         return  # values Arrow cannot hold: this key is rebuilt each time
+    if key.ids is not None:
+        for name, values in key.ids.columns().items():
+            table = table.append_column(INDEX_PREFIX + name, pa.array(values))
     table = table.replace_schema_metadata({"integer_ids": "1" if key.integer_ids else "0"})
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
     try:
