@@ -3,11 +3,11 @@ short lists and cut-offs (MLE-bench's definition: mlebench.metrics.average_preci
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from mle_gym.grading.metrics import METRICS
-from mle_gym.grading.metrics.map_at_k import average_precision_at_k
 
 map_at_12 = METRICS["map_at_12"]
 
@@ -19,18 +19,50 @@ def _score(truth: list[str], predicted: list[str]) -> float:
 
 def test_average_precision_by_hand() -> None:
     # Hits at ranks 1 and 3 of {a, b, c}: (1/1 + 2/3) / 3.
-    assert average_precision_at_k({"a", "b", "c"}, ["a", "x", "b"], 12) == pytest.approx(5 / 9)
-    assert average_precision_at_k({"a"}, ["x", "a"], 12) == 0.5
-    assert average_precision_at_k(set(), ["a"], 12) == 0.0
+    assert _score(["a b c"], ["a x b"]) == pytest.approx(5 / 9)
+    assert _score(["a"], ["x a"]) == 0.5
 
 
 def test_repeats_count_once_and_only_twelve_ranks_count() -> None:
-    assert average_precision_at_k({"a", "b"}, ["a", "a", "b"], 12) == pytest.approx((1 + 2 / 3) / 2)
+    assert _score(["a b"], ["a a b"]) == pytest.approx((1 + 2 / 3) / 2)
     late = [str(i) for i in range(12)] + ["a"]
-    assert average_precision_at_k({"a"}, late, 12) == 0.0
+    assert _score(["a"], [" ".join(late)]) == 0.0
     # More than 12 relevant items: divided by 12, so a full list of hits scores 1.
-    many = [str(i) for i in range(20)]
-    assert average_precision_at_k(set(many), many, 12) == 1.0
+    many = " ".join(str(i) for i in range(20))
+    assert _score([many], [many]) == 1.0
+
+
+def _by_the_definition(truth: list[str], predicted: list[str], k: int) -> float:
+    """MAP@k written as a loop over rows and ranks, straight from the definition."""
+    precisions = []
+    for answer, guess in zip(truth, predicted, strict=True):
+        if answer == "":
+            continue
+        relevant, seen, hits, total = set(answer.split(" ")), set(), 0, 0.0
+        for rank, item in enumerate(guess.split(" ")[:k], start=1):
+            if item in relevant and item not in seen:
+                hits += 1
+                total += hits / rank
+            seen.add(item)
+        precisions.append(total / min(len(relevant), k))
+    return float(np.mean(precisions))
+
+
+@pytest.mark.parametrize("k", [5, 12])
+def test_the_vectorised_metric_equals_the_definition_to_the_last_bit(k: int) -> None:
+    """Random rows with repeats, empty items (double spaces), empty answers and lists
+    longer than k: every figure equals the row-by-row loop exactly."""
+    rng = np.random.default_rng(k)
+    items = ["a", "b", "c", "d", "", "e1", "x"]
+    for _ in range(200):
+        rows = int(rng.integers(1, 30))
+        truth = [" ".join(rng.choice(items, rng.integers(0, 4))) for _ in range(rows)]
+        guess = [" ".join(rng.choice(items, rng.integers(0, 15))) for _ in range(rows)]
+        if all(answer == "" for answer in truth):
+            continue
+        metric = METRICS[f"map_at_{k}"]
+        scored = metric(pd.DataFrame({"c": truth}), pd.DataFrame({"c": guess}), ["c"])
+        assert scored == _by_the_definition(truth, guess, k)
 
 
 def test_rows_with_an_empty_answer_are_not_scored() -> None:

@@ -2,10 +2,11 @@
 
 Neither scikit-learn nor scipy scores ranked recommendations against a set of relevant
 items (scikit-learn's average_precision_score ranks scores, not item lists), so AP@k is
-written here. It follows Kaggle's definition as MLE-bench computes it: the lists are split on
-single spaces, only the first k predictions count, a repeated prediction counts once (its
-later ranks still count as ranks), fewer than k predictions are fine, and each row's sum of
-precisions is divided by min(number of relevant items, k). Every label is a label:
+written here, on pyarrow's list kernels and numpy. It follows Kaggle's definition as
+MLE-bench computes it: the lists are split on single spaces, only the first k predictions
+count, a repeated prediction counts once (its later ranks still count as ranks), fewer
+than k predictions are fine, and each row's sum of precisions is divided by min(number of
+distinct relevant items, k). Every label is a label:
 `new_whale` is scored like any whale id.
 
 Rows whose answer is empty are not scored: H&M customers who bought nothing in the test
@@ -16,26 +17,65 @@ Hotel-id and whale answers are never empty, so every row of theirs is scored.
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from mle_gym.grading.metrics import Metric
 
+if TYPE_CHECKING:
+    import pyarrow as pa
 
-def average_precision_at_k(relevant: set[str], predicted: list[str], k: int) -> float:
-    """Sum of precision@i over ranks i <= k that add a relevant item, / min(|relevant|, k)."""
-    if not relevant:
-        return 0.0
-    hits = 0
-    total = 0.0
-    seen: set[str] = set()
-    for rank, item in enumerate(predicted[:k], start=1):
-        if item in relevant and item not in seen:
-            hits += 1
-            total += hits / rank
-        seen.add(item)
-    return total / min(len(relevant), k)
+
+def _items(column: pd.Series, keep: np.ndarray, k: int | None = None) -> pa.ListArray:
+    """The kept rows' cells split on single spaces (as `str.split(" ")` splits them), cut to
+    their first `k` items when `k` is given."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = pa.array(column, type=pa.large_string(), from_pandas=True)
+    if isinstance(text, pa.ChunkedArray):
+        text = text.combine_chunks()
+    lists = pc.split_pattern(text.filter(pa.array(keep)), " ")
+    return pc.list_slice(lists, 0, k) if k is not None else lists
+
+
+def _row_of_each(lists: pa.ListArray) -> np.ndarray:
+    import pyarrow.compute as pc
+
+    return pc.list_parent_indices(lists).to_numpy()
+
+
+def average_precisions(relevant: pa.ListArray, predicted: pa.ListArray, k: int) -> np.ndarray:
+    """AP@k of each row: the sum of precision@i over the ranks i <= k whose item is relevant
+    and not predicted before, divided by min(number of distinct relevant items, k).
+
+    Computed over all rows at once, on integer codes of the items: the per-row loop this
+    replaces took seconds on H&M's 1.37 million customers. The sum of each row still runs
+    in rank order, so the figures are the loop's to the last bit."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows = len(relevant)
+    true_items, guessed = pc.list_flatten(relevant), pc.list_flatten(predicted)
+    codes = pc.dictionary_encode(pa.concat_arrays([true_items, guessed])).indices.to_numpy()
+    span = np.int64(codes.max(initial=0)) + 1
+    true_keys = np.unique(_row_of_each(relevant) * span + codes[: len(true_items)])
+    distinct = np.bincount(true_keys // span, minlength=rows)
+
+    guess_rows = _row_of_each(predicted)
+    guess_keys = guess_rows * span + codes[len(true_items) :]
+    first = np.zeros(len(guess_keys), dtype=bool)
+    first[np.unique(guess_keys, return_index=True)[1]] = True
+    at = np.minimum(np.searchsorted(true_keys, guess_keys), max(len(true_keys) - 1, 0))
+    hit = first & (true_keys[at] == guess_keys) if len(true_keys) else first & False
+    starts = np.asarray(predicted.offsets)[:-1] - np.asarray(predicted.offsets)[0]
+    rank = np.arange(1, len(guess_keys) + 1) - starts[guess_rows]
+    hits_so_far = np.cumsum(hit)
+    hits_so_far -= np.concatenate(([0], hits_so_far))[starts][guess_rows]
+    sums = np.bincount(guess_rows[hit], weights=hits_so_far[hit] / rank[hit], minlength=rows)
+    return sums / np.minimum(distinct, k)
 
 
 def mean_average_precision_at_k(
@@ -44,13 +84,9 @@ def mean_average_precision_at_k(
     """Mean AP@k over the rows whose answer lists at least one item."""
     (column,) = targets
     scored = answers[column].to_numpy() != ""
-    relevant = answers.loc[scored, column].str.split(" ")
-    predicted = predictions.loc[scored, column].str.split(" ")
-    return float(
-        np.mean(
-            [average_precision_at_k(set(r), p, k) for r, p in zip(relevant, predicted, strict=True)]
-        )
-    )
+    relevant = _items(answers[column], scored)
+    predicted = _items(predictions[column], scored, k)
+    return float(np.mean(average_precisions(relevant, predicted, k)))
 
 
 METRICS: dict[str, Metric] = {
