@@ -15,6 +15,7 @@ it also works inside Gymnasium's daemonic vector workers.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import resource
@@ -55,11 +56,19 @@ def _grade_in_child(
     """The forked child: take the limits, grade, leave the pickled report in `out`."""
     import pyarrow  # imported by `_preload` before the fork: no import happens here
 
+    # The parent's objects are not this child's garbage: left out of its collections, they
+    # are not walked, so their pages are not copied.
+    gc.freeze()
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
-    # The system allocator hands freed blocks back, where pyarrow's default pools keep them:
-    # a grade's peak memory is then what it holds, not what it once held.
-    pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+    # Freed blocks go back at once (jemalloc with no decay time, where pyarrow has it; else
+    # the system allocator), where pyarrow's default pool keeps them: a grade's peak memory
+    # is then what it holds, not what it once held.
+    try:
+        pyarrow.jemalloc_set_decay_ms(0)
+        pyarrow.set_memory_pool(pyarrow.jemalloc_memory_pool())
+    except NotImplementedError:
+        pyarrow.set_memory_pool(pyarrow.system_memory_pool())
     try:
         report = grade(get_competition(competition_id), submission, private, shown_path=shown)
     except ModuleNotFoundError as exc:
