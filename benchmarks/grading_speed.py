@@ -6,8 +6,10 @@
 For each competition this writes answers in the competition's private format and a valid,
 shuffled submission of `--rows` rows, then, each in a fresh child process:
 - mle_gym: `grade_bounded` (validation and metric in the bounded grading child, as the env
-  grades). "cold" is the first grade of a process, which also writes the competition's
-  answer key; "warm" is the median of the next `--repeats` grades, which read it.
+  grades). "cold" is the first grade on a machine, in a process of its own: it also builds
+  the competition's answer key and writes it to the private folder, once. "warm" is the
+  median of `--repeats` grades in a fresh process, which read that key, as every later
+  grade does; its memory is theirs alone.
 - MLE-bench: its `read_csv` of both files and the competition's `grade` function, as its
   `grade_csv` does (median of `--repeats`), from a copy of openai/mle-bench found through
   $MLEBENCH_SRC, an installed `mlebench`, or ../mlebench-src; without one, that column is
@@ -138,6 +140,41 @@ def text_normalization(n: int, rng: np.random.Generator) -> tuple[pd.DataFrame, 
     return answers, guess
 
 
+def icecube(n: int, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    import numpy as np
+    import pandas as pd
+
+    azimuth, zenith = rng.random(n) * 2 * np.pi, rng.random(n) * np.pi
+    answers = pd.DataFrame(
+        {"event_id": rng.choice(20 * n, n, replace=False), "azimuth": azimuth, "zenith": zenith}
+    )
+    guess = answers.assign(
+        azimuth=(azimuth + rng.normal(0, 0.5, n)) % (2 * np.pi),
+        zenith=np.clip(zenith + rng.normal(0, 0.3, n), 0, np.pi),
+    )
+    return answers, guess
+
+
+def h_and_m(n: int, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every customer of the test set is in the submission; one in ten bought something in
+    the test week, and only those are in the answers (as in MLE-bench's split)."""
+    import pandas as pd
+
+    customers = _text_ids(n, rng, width=64)
+    articles = [f"0{a:09d}" for a in rng.integers(108775015, 959461001, 2000)]
+    buyers = rng.random(n) < 0.1
+    bought = [" ".join(rng.choice(articles, rng.integers(1, 6))) for _ in range(int(buyers.sum()))]
+    answers = pd.DataFrame({"customer_id": [c for c, b in zip(customers, buyers, strict=True) if b],
+                            "prediction": bought})  # fmt: skip
+    guesses = [" ".join(rng.choice(articles, 12)) for _ in range(n)]
+    return answers, pd.DataFrame({"customer_id": customers, "prediction": guesses})
+
+
+def _h_and_m_customers(private: Path, guess: pd.DataFrame) -> None:
+    """mle_gym's H&M answers also list every test customer, bought or not."""
+    guess[["customer_id"]].to_csv(private / "sample_customers.csv", index=False)
+
+
 #: competition id -> (writer of answers and a valid submission, answers file name)
 CASES: dict[str, tuple[Callable, str]] = {
     "spaceship-titanic": (spaceship, "test.csv"),
@@ -147,6 +184,12 @@ CASES: dict[str, tuple[Callable, str]] = {
     "champs-scalar-coupling": (champs, "answers.csv"),
     "ventilator-pressure-prediction": (ventilator, "test.csv"),
     "text-normalization-challenge-english-language": (text_normalization, "answers.csv"),
+    "icecube-neutrinos-in-deep-ice": (icecube, "test.csv"),
+    "h-and-m-personalized-fashion-recommendations": (h_and_m, "answers.csv"),
+}
+#: Private files beyond the answers file that mle_gym's answers reader also reads.
+EXTRA_PRIVATE: dict[str, Callable] = {
+    "h-and-m-personalized-fashion-recommendations": _h_and_m_customers,
 }
 
 
@@ -203,6 +246,8 @@ def _write_case(competition: str, rows: int, folder: Path) -> None:
     answers, guess = make(rows, np.random.default_rng(0))
     (folder / "private").mkdir(parents=True)
     answers.to_csv(folder / "private" / answers_file, index=False)
+    if competition in EXTRA_PRIVATE:
+        EXTRA_PRIVATE[competition](folder / "private", guess)
     guess.sample(frac=1.0, random_state=1).to_csv(folder / "submission.csv", index=False)
 
 
@@ -210,10 +255,11 @@ def measure(competition: str, rows: int, repeats: int, source: Path | None) -> N
     with tempfile.TemporaryDirectory(prefix="mle-gym-grading-") as tmp:
         folder = Path(tmp)
         run_child(__file__, "write", competition, str(rows), str(folder))
+        cold = run_child(__file__, "ours", competition, str(folder), "0")
         ours = run_child(__file__, "ours", competition, str(folder), str(repeats))
         line = (
             f"{competition[:40]:<40} {rows:>10,} | mle_gym warm {ours['warm']:6.2f} s "
-            f"(cold {ours['cold']:6.2f} s) +{ours['mib']:6.0f} MiB"
+            f"+{ours['mib']:5.0f} MiB (cold {cold['cold']:5.2f} s +{cold['mib']:5.0f} MiB)"
         )
         if source is None:
             print(line + " | MLE-bench: not found, column skipped", flush=True)
@@ -230,7 +276,7 @@ def measure(competition: str, rows: int, repeats: int, source: Path | None) -> N
         print(
             line + f" | MLE-bench {theirs['warm']:6.2f} s +{theirs['mib']:6.0f} MiB | "
             f"ratio warm {ours['warm'] / theirs['warm']:4.2f} cold "
-            f"{ours['cold'] / theirs['warm']:4.2f} memory "
+            f"{cold['cold'] / theirs['warm']:4.2f} memory "
             f"{ours['mib'] / max(theirs['mib'], 1):4.2f} | {same}",
             flush=True,
         )
