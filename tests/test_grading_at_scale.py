@@ -1,10 +1,10 @@
 """One large shuffled submission per metric family, graded end to end and checked against
 the metric computed directly on the arrays it was made from (issue 11).
 
-Grading reads large files through fast paths (pyarrow's CSV reader and sort, integer-key
-sorting of ids, vectorised number parsing, answer keys kept on disk); these tests show
-the fast paths give the score the definition gives, at a size where they are the ones
-taken, and again when a cell forces the slow, cell-by-cell reading.
+Grading reads large files through fast paths (pyarrow's CSV reader typing the columns,
+the answer key's id index, answer keys kept on disk, metrics over whole arrays); these
+tests show the fast paths give the score the definition gives, at a size where they are
+the ones taken, and again when a cell forces the general, cell-by-cell reading.
 """
 
 from __future__ import annotations
@@ -94,7 +94,57 @@ def text(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame, float]:
     return answers, answers.assign(after=guess), float(np.mean(truth == guess))
 
 
+def angular(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame, float]:
+    azimuth, zenith = rng.random(ROWS) * 2 * np.pi, rng.random(ROWS) * np.pi
+    guess_az = (azimuth + rng.normal(0, 0.5, ROWS)) % (2 * np.pi)
+    guess_zen = np.clip(zenith + rng.normal(0, 0.3, ROWS), 0, np.pi)
+
+    def unit(az: np.ndarray, zen: np.ndarray) -> np.ndarray:
+        return np.stack([np.sin(zen) * np.cos(az), np.sin(zen) * np.sin(az), np.cos(zen)])
+
+    cosine = np.clip((unit(azimuth, zenith) * unit(guess_az, guess_zen)).sum(axis=0), -1, 1)
+    ids = rng.choice(20 * ROWS, ROWS, replace=False)
+    answers = pd.DataFrame({"event_id": ids, "azimuth": azimuth, "zenith": zenith})
+    guess = answers.assign(azimuth=guess_az, zenith=guess_zen)
+    return answers, guess, float(np.mean(np.arccos(cosine)))
+
+
+def ranked_lists(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame, float]:
+    """H&M: one customer in ten bought something; MAP@12 by the row-by-row definition."""
+    articles = [f"0{a:09d}" for a in rng.integers(108775015, 959461001, 300)]
+    customers = [f"{x:064x}" for x in rng.permutation(ROWS) * 7919 + 104729]
+    buyers = np.flatnonzero(rng.random(ROWS) < 0.1)
+    bought = {customers[b]: list(rng.choice(articles, rng.integers(1, 6))) for b in buyers}
+    guesses = [list(rng.choice(articles, 14)) for _ in customers]
+    precisions = []
+    for customer, guess in zip(customers, guesses, strict=True):
+        if customer not in bought:
+            continue
+        relevant, seen, hits, total = set(bought[customer]), set(), 0, 0.0
+        for rank, item in enumerate(guess[:12], start=1):
+            if item in relevant and item not in seen:
+                hits += 1
+                total += hits / rank
+            seen.add(item)
+        precisions.append(total / min(len(relevant), 12))
+    answers = pd.DataFrame(
+        {"customer_id": list(bought), "prediction": [" ".join(b) for b in bought.values()]}
+    )
+    submission = pd.DataFrame(
+        {"customer_id": customers, "prediction": [" ".join(g) for g in guesses]}
+    )
+    return answers, submission, float(np.mean(precisions))
+
+
+def _h_and_m_customers(private: Path, submission: pd.DataFrame) -> None:
+    """H&M's answers reader also reads the list of every test customer."""
+    submission[["customer_id"]].to_csv(private / "sample_customers.csv", index=False)
+
+
 JIGSAW = "jigsaw-toxic-comment-classification-challenge"
+H_AND_M = "h-and-m-personalized-fashion-recommendations"
+#: Private files beyond the answers file, written from the submission's ids.
+EXTRA_PRIVATE = {H_AND_M: _h_and_m_customers}
 #: metric family -> (competition, answers file, case)
 FAMILIES: dict[str, tuple[str, str, Case]] = {
     "accuracy of labels": ("tabular-playground-series-dec-2021", "test.csv", labels),
@@ -104,6 +154,8 @@ FAMILIES: dict[str, tuple[str, str, Case]] = {
     "mae of scored rows": ("ventilator-pressure-prediction", "test.csv", scored_mae),
     "log mae by type": ("champs-scalar-coupling", "answers.csv", log_mae_by_type),
     "text accuracy": ("text-normalization-challenge-english-language", "answers.csv", text),
+    "mean angular error": ("icecube-neutrinos-in-deep-ice", "test.csv", angular),
+    "map@12 of ranked lists": (H_AND_M, "answers.csv", ranked_lists),
 }
 
 
@@ -113,6 +165,8 @@ def _write(tmp_path: Path, family: str) -> tuple[str, Path, Path, pd.DataFrame, 
     private = tmp_path / "private"
     private.mkdir()
     answers.to_csv(private / answers_file, index=False)
+    if competition in EXTRA_PRIVATE:
+        EXTRA_PRIVATE[competition](private, submission)
     shuffled = submission.sample(frac=1.0, random_state=3)
     path = tmp_path / "submission.csv"
     shuffled.to_csv(path, index=False)
