@@ -139,6 +139,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     from mle_gym.competitions import get_competition
     from mle_gym.data import ChecksumError, prepare
     from mle_gym.data.kaggle_download import KaggleUnavailable
+    from mle_gym.grading import build_answer_key
 
     if not args.ids and not args.split:
         raise SystemExit(f"name a competition id, or --split {'|'.join(SPLITS)}")
@@ -166,6 +167,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             say(str(exc), style="red")
             status = 1
             continue
+        build_answer_key(comp, result.dirs.private)
         for mismatch in result.mismatches:
             say(
                 f"warning: {comp.id}: {mismatch} (differs from MLE-bench's split; "

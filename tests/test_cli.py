@@ -58,11 +58,15 @@ def test_prepare_then_grade_json(tmp_path: Path) -> None:
         "prepare", "spaceship-titanic", "--raw", str(SPACESHIP_RAW), "--strict", home=tmp_path
     ).stdout
     assert "matches MLE-bench's checksums" in out
+    # Prepare also builds the answer key, so the first grade only reads the submission.
+    (key,) = (tmp_path / "spaceship-titanic" / "private" / ".answer-keys").glob("*.arrow")
+    built = key.stat().st_mtime_ns
     sample = tmp_path / "spaceship-titanic" / "public" / "sample_submission.csv"
     report = json.loads(
         mle_gym("grade", "spaceship-titanic", str(sample), "--json", home=tmp_path).stdout
     )
     assert report["score"] == pytest.approx(0.50345) and report["normalized_score"] == 0.0
+    assert key.stat().st_mtime_ns == built
     broken = tmp_path / "broken.csv"
     broken.write_text("PassengerId,Transported\n")
     result = mle_gym("grade", "spaceship-titanic", str(broken), "--json", home=tmp_path, ok=False)

@@ -23,6 +23,7 @@ from mle_gym.batch.store import Outcome, RunStore
 from mle_gym.competitions import get_competition
 from mle_gym.data import CompetitionDirs, prepare
 from mle_gym.envs import NotPrepared
+from mle_gym.grading import build_answer_key
 
 #: How often the listener's `tick` is called while episodes run.
 TICK_SECONDS = 0.5
@@ -110,7 +111,8 @@ def run_batch(
 
 
 def ensure_prepared(competitions: tuple[str, ...]) -> None:
-    """Prepare competitions with bundled data; fail early, naming them, if others are not."""
+    """Prepare competitions with bundled data; fail early, naming them, if others are not.
+    Then build each one's answer key here, once, rather than in every worker's first grade."""
     missing = []
     for competition_id in competitions:
         comp = get_competition(competition_id)
@@ -124,6 +126,10 @@ def ensure_prepared(competitions: tuple[str, ...]) -> None:
         raise NotPrepared(
             f"not prepared: {', '.join(missing)}. Run `mle-gym prepare ID` (Kaggle credentials) "
             "or `mle-gym prepare ID --raw DIR_OR_ZIP` for each first."
+        )
+    for competition_id in competitions:
+        build_answer_key(
+            get_competition(competition_id), CompetitionDirs.of(competition_id).private
         )
 
 

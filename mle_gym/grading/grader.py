@@ -38,6 +38,12 @@ def _key(comp: Competition, private_dir: Path) -> AnswerKey:
     return load_key(comp, private_dir, lambda: _load_answers(comp, private_dir))
 
 
+def build_answer_key(comp: Competition, private_dir: Path) -> None:
+    """Parse, sort and index the answers now (once per preparation), so that the first
+    grade is as quick as the later ones instead of building the key itself."""
+    _key(comp, private_dir)
+
+
 def score_submission(
     comp: Competition, submission: Path, private_dir: Path
 ) -> tuple[float, list[str]]:
