@@ -3,14 +3,16 @@
 Sorting a million text ids to line them up was most of a grade (pyarrow's string sort
 alone takes about half a second here; MLE-bench's pandas sort is slower still). The
 answers' ids never change, so an index over them is built once, with the answer key:
-each id's bytes packed into one to four 64-bit words, a hash of those words, and the ids
-ordered by hash. A submission's ids are packed and hashed the same way, found bucket by
-bucket, and then compared word by word, so a match is exact, never a hash's guess.
+each id's bytes packed into one to eight 64-bit words, a hash of those words, and the
+ids ordered by hash. A submission's ids are packed and hashed the same way, found bucket
+by bucket, and then compared word by word, so a match is exact, never a hash's guess.
+Integer ids that fill enough of their range skip the hashing: a table over the range
+gives each one's row (`IntegerIdIndex`).
 
 The index answers only the common case: ids of printable ASCII with no space at either
-end (so no reading of them could differ), each test id once. Anything else (spaces around an id,
-other characters, an unknown, missing or repeated id) gives None, and the general path in
-`validation` decides and explains.
+end (so no reading of them could differ), each test id once. Anything else (spaces around
+an id, other characters, an unknown, missing or repeated id) gives None, and the general
+path in `validation` decides and explains.
 """
 
 from __future__ import annotations
