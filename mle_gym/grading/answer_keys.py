@@ -94,7 +94,8 @@ def _write(path: Path, key: AnswerKey) -> None:
     import pyarrow as pa
 
     try:
-        table = pa.Table.from_pandas(key.frame, preserve_index=False)
+        # One thread: under the grading child's memory limit a thread may not start.
+        table = pa.Table.from_pandas(key.frame, preserve_index=False, nthreads=1)
     except (pa.ArrowException, TypeError, ValueError):
         return  # values Arrow cannot hold: this key is rebuilt each time
     if key.ids is not None:

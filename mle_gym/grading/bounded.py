@@ -61,14 +61,10 @@ def _grade_in_child(
     gc.freeze()
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
-    # Freed blocks go back at once (jemalloc with no decay time, where pyarrow has it; else
-    # the system allocator), where pyarrow's default pool keeps them: a grade's peak memory
-    # is then what it holds, not what it once held.
-    try:
-        pyarrow.jemalloc_set_decay_ms(0)
-        pyarrow.set_memory_pool(pyarrow.jemalloc_memory_pool())
-    except NotImplementedError:
-        pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+    # The system allocator hands freed blocks back, where pyarrow's default pools keep them:
+    # a grade's peak memory is then what it holds, not what it once held. (jemalloc peaks
+    # lower still, but at the memory limit it crashed the child where malloc fails cleanly.)
+    pyarrow.set_memory_pool(pyarrow.system_memory_pool())
     try:
         report = grade(get_competition(competition_id), submission, private, shown_path=shown)
     except ModuleNotFoundError as exc:
