@@ -7,6 +7,7 @@ import pandas as pd
 from sklearn import metrics as skm
 
 from mle_gym.grading.metrics import Metric
+from mle_gym.grading.metrics.by_column import score_columns
 
 
 def accuracy(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]) -> float:
@@ -20,7 +21,9 @@ def accuracy(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str
 
 def roc_auc(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]) -> float:
     """Area under the ROC curve, averaged over target columns (macro)."""
-    scores = [skm.roc_auc_score(answers[c].to_numpy(), predictions[c].to_numpy()) for c in targets]
+    truth = [answers[c].to_numpy() for c in targets]
+    guess = [predictions[c].to_numpy() for c in targets]
+    scores = score_columns(lambda k: skm.roc_auc_score(truth[k], guess[k]), len(targets))
     return float(np.mean(scores))
 
 

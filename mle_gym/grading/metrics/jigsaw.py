@@ -11,6 +11,7 @@ import pandas as pd
 from sklearn import metrics as skm
 
 from mle_gym.grading.metrics import Metric
+from mle_gym.grading.metrics.by_column import score_columns
 
 
 def scored_rows(answers: pd.DataFrame, targets: list[str]) -> np.ndarray:
@@ -25,7 +26,9 @@ def roc_auc_scored_rows(
     keep = scored_rows(answers, targets)
     truth = answers.loc[keep, targets].to_numpy(float)
     scores = predictions.loc[keep, targets].to_numpy(float)
-    return float(skm.roc_auc_score(truth, scores, average="macro"))
+    # scikit-learn's macro average: each column's AUC, then their plain mean in column order.
+    per_column = score_columns(lambda k: skm.roc_auc_score(truth[:, k], scores[:, k]), len(targets))
+    return float(np.average(per_column))
 
 
 METRICS: dict[str, Metric] = {"roc_auc_scored_rows": roc_auc_scored_rows}
