@@ -134,6 +134,7 @@ def clean_predictions(
     order = index.match(table.column(fmt.id_column))
     if order is None:
         return None
+    table = table.drop_columns([fmt.id_column])  # its memory is free for the columns' copies
     typed = {}
     for spec in fmt.columns:
         typed[spec.name] = _column(table, spec, order)
