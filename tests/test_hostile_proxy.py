@@ -161,9 +161,9 @@ def test_only_model_routes_leave_the_sandbox_and_each_counts(digits: Path, tmp_p
             run_dir=tmp_path / "run",
             api_key="the-operator-key",
         )
+    assert server.seen == [("GET", "/v1/models"), ("POST", "/v1/chat/completions")]
     statuses = _printed(result.output_path, "ROUTES")
     assert statuses == [200, 404, 404, 404, 404, 404, 404, 404, 404, 200]
-    assert server.seen == [("GET", "/v1/models"), ("POST", "/v1/chat/completions")]
     assert result.requests == 2 and result.refused == 0
     lines = [json.loads(line) for line in result.log_path.read_text().splitlines()]
     assert [line["counted"] for line in lines if line["status"] == 200] == [True, True]

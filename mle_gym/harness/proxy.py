@@ -255,6 +255,14 @@ class ModelProxy:
                 record["status"], record["error"] = status, message
                 self._reply(status, openai_error(message, kind, code))
 
+            def _spent(self, record: dict[str, Any], limit: object, what: str, code: str) -> None:
+                """403, which clients take as final (they retry 429 and 5xx)."""
+                message = (
+                    f"the episode's budget of {limit} {what} is spent; no further {what} "
+                    "will be answered"
+                )
+                self._refuse(record, 403, message, "budget_exceeded", f"{code}_budget")
+
             def _exchange(self, method: str) -> None:
                 started, clock = time.time(), time.monotonic()
                 record: dict[str, Any] = {"method": method, "path": self.path}
@@ -278,11 +286,7 @@ class ModelProxy:
                         spent = proxy.validations >= proxy.max_validations
                         proxy.validations += not spent
                     if spent:
-                        message = (
-                            f"the episode's {proxy.max_validations} format checks are spent; "
-                            "no further checks will be answered"
-                        )
-                        self._refuse(record, 403, message, "budget_exceeded", "validation_budget")
+                        self._spent(record, proxy.max_validations, "format checks", "validation")
                         return
                     try:
                         valid, message = proxy.validate()
@@ -323,11 +327,7 @@ class ModelProxy:
                 counted, refused = proxy._spend()
                 record["counted"], record["refused"] = counted, refused
                 if refused:
-                    message = (
-                        f"the episode's request budget of {proxy.max_requests} model calls "
-                        "is spent; no further calls will be answered"
-                    )
-                    self._refuse(record, 403, message, "budget_exceeded", "request_budget")
+                    self._spent(record, proxy.max_requests, "model calls", "request")
                     return
                 connection = proxy._connection()
                 try:
