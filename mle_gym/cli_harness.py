@@ -6,6 +6,8 @@ import argparse
 import os
 from pathlib import Path
 
+from mle_gym.harness.proxy import MAX_VALIDATIONS
+
 
 def add_harness_options(parser: argparse.ArgumentParser) -> None:
     """The `run` command's harness options (--api-key, --run-dir, --time-limit, --backend,
@@ -32,7 +34,17 @@ def add_harness_options(parser: argparse.ArgumentParser) -> None:
         dest="max_requests",
         type=int,
         metavar="N",
-        help="model calls answered; later ones get a 403 error (default: no limit)",
+        help="requests forwarded to the endpoint (model calls and model lists); later ones "
+        "get a 403 error (default: no limit)",
+    )
+    group.add_argument(
+        "--max-validations",
+        dest="max_validations",
+        type=int,
+        default=MAX_VALIDATIONS,
+        metavar="N",
+        help=f"format checks through $MLE_GYM_VALIDATE_URL, one at a time (default: "
+        f"{MAX_VALIDATIONS}); each runs the grader's checks on the host",
     )
     group.add_argument(
         "--harness-dir",
@@ -61,6 +73,7 @@ def run_harness_command(args: argparse.Namespace) -> int:
         endpoint,
         backend=args.backend,
         max_requests=args.max_requests,
+        max_validations=args.max_validations,
         run_dir=args.run_dir,
         harness_dir=args.harness_dir,
         reward_mode=args.reward_mode or "normalized",

@@ -85,6 +85,8 @@ class ScriptedLLMServer:
         self.cost_per_call = cost_per_call
         self.delay = delay
         self.requests: list[dict[str, Any]] = []
+        #: (method, path) of every request that arrived, whatever its route.
+        self.seen: list[tuple[str, str]] = []
         self.mismatches: list[str] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -161,6 +163,15 @@ class ScriptedLLMServer:
 
             def log_message(self, *_args: Any) -> None:
                 pass
+
+            def parse_request(self) -> bool:
+                parsed = super().parse_request()
+                if parsed:
+                    server.seen.append((self.command, self.path))
+                return parsed
+
+            def do_DELETE(self) -> None:
+                self._send(404, b'{"error": {"message": "not found"}}')
 
             def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
                 self.send_response(status)

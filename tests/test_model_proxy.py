@@ -62,21 +62,21 @@ def test_a_streamed_answer_passes_through_and_is_recorded(tmp_path: Path) -> Non
     assert line["finish_reason"] == "tool_calls" and line["usage"]["total_tokens"] > 0
 
 
-def test_the_budget_counts_model_calls_and_refuses_past_it(tmp_path: Path) -> None:
+def test_the_budget_counts_every_forwarded_request_and_refuses_past_it(tmp_path: Path) -> None:
     with ScriptedLLMServer([text("one")]) as server:
-        proxy = make_proxy(server.url, tmp_path, max_requests=1)
+        proxy = make_proxy(server.url, tmp_path, max_requests=2)
         with proxy:
             first = call(proxy, {"model": "m", "messages": []})
-            models = call(proxy, None, "GET", "/v1/models")  # not a model call
+            models = call(proxy, None, "GET", "/v1/models")  # forwarded, so counted
             refused = call(proxy, {"model": "m", "messages": []})
     assert first[0] == 200 and json.loads(first[2])["choices"][0]["message"]["content"] == "one"
     assert models[0] == 200 and json.loads(models[2])["data"][0]["id"] == "scripted"
     assert refused[0] == 403
     error = json.loads(refused[2])["error"]
-    assert error["code"] == "request_budget" and "budget of 1" in error["message"]
-    assert (proxy.requests, proxy.refused, len(server.requests)) == (1, 1, 1)
+    assert error["code"] == "request_budget" and "budget of 2" in error["message"]
+    assert (proxy.requests, proxy.refused, len(server.requests)) == (2, 1, 1)
     statuses = [(line["method"], line["status"], line["counted"]) for line in log_lines(proxy)]
-    assert statuses == [("POST", 200, True), ("GET", 200, False), ("POST", 403, False)]
+    assert statuses == [("POST", 200, True), ("GET", 200, True), ("POST", 403, False)]
 
 
 def test_a_dead_endpoint_and_a_bad_path_get_openai_style_errors(tmp_path: Path) -> None:

@@ -4,16 +4,19 @@ It listens on a unix socket (the sandbox reaches it through `relay.py`), forward
 request to the caller's model endpoint, passes the answer back (server-sent events as they
 arrive), and writes one JSON line per exchange: the request (messages, tools), the response
 or the stream's events, the assembled assistant message with its tool calls, token usage,
-logprobs and token ids when the upstream returns them, status and timings. A request budget
-counts model calls (POSTs); past it the proxy answers 403 with an OpenAI-style error, a
-status clients treat as final (429 or 5xx would be retried until the wall clock ran out).
+logprobs and token ids when the upstream returns them, status and timings. Only model
+routes are forwarded (`intake.MODEL_ROUTES`), and a request budget counts every forwarded
+request; past it the proxy answers 403 with an OpenAI-style error, a status clients treat
+as final (429 or 5xx would be retried until the wall clock ran out).
 
 One path is answered by the proxy itself: `VALIDATE_PATH` checks the submission file's
 format (never its score), as the env's validate tool and MLE-bench's validation server do,
-without counting as a model call.
+without counting as a model call; each check forks a grader on the host, so they run one
+at a time and at most `max_validations` per episode.
 
 The harness never sees the real API key: the proxy adds it to the upstream request. Only
 the upstream's own host is ever contacted, and only at paths under the endpoint's path.
+Only the sandbox connects (`peers`); bodies are bounded before they are read (`intake`).
 Standard library only (`http.server`, `http.client`): one route, one JSON shape.
 """
 
@@ -24,6 +27,7 @@ import json
 import os
 import re
 import socketserver
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -32,10 +36,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
+from mle_gym.harness.intake import Complaints, Refused, model_route, printable, read_body
+from mle_gym.harness.peers import Peer, peer_of, this_user
 from mle_gym.harness.recording import Recorder, exchange_record
 
-#: Largest request body taken from the harness, and response body passed back whole.
-MAX_REQUEST_BYTES = 32 * 1024**2
+#: Largest response body passed back whole (requests: `intake.MAX_REQUEST_BYTES`).
 MAX_RESPONSE_BYTES = 64 * 1024**2
 #: Connections served at once (more are closed at once), and how long one may sit idle:
 #: the harness is untrusted and must not tie up the host's memory or threads.
@@ -43,8 +48,9 @@ MAX_CONNECTIONS = 32
 IDLE_TIMEOUT = 300.0
 #: Request headers passed upstream (no Accept-Encoding: the log keeps readable bodies).
 _FORWARDED_HEADERS = ("Content-Type", "Accept", "User-Agent", "OpenAI-Beta")
-#: Answered here, not forwarded: the submission's format check.
+#: Answered here, not forwarded: the submission's format check, and how many an episode gets.
 VALIDATE_PATH = "/mle-gym/validate"
+MAX_VALIDATIONS = 100
 _PATH = re.compile(r"/[A-Za-z0-9._~/:@!$&'()*+,;=-]*(\?[^\s#]*)?")
 
 
@@ -62,15 +68,34 @@ def check_endpoint(url: str) -> SplitResult:
 
 
 class _UnixHTTPServer(socketserver.ThreadingUnixStreamServer):
-    """A thread per connection, at most MAX_CONNECTIONS of them."""
+    """A thread per connection, at most MAX_CONNECTIONS of them, each from an admitted
+    peer; a handler's failure is one short line, not a traceback."""
 
     daemon_threads = True
     block_on_close = False
     request_queue_size = 64
 
-    def __init__(self, path: str, handler: type[BaseHTTPRequestHandler]) -> None:
+    def __init__(self, path: str, handler: type[BaseHTTPRequestHandler], proxy: ModelProxy):
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self._proxy = proxy
         super().__init__(path, handler)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        try:
+            peer = peer_of(request)
+        except OSError:
+            return False
+        if self._proxy.admit(peer):
+            return True
+        self._proxy.strangers += 1
+        self._proxy.complaints.note(
+            f"refused a connection from pid {peer.pid} uid {peer.uid}: not the episode's sandbox"
+        )
+        return False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        self._proxy.complaints.note(f"a harness request failed: {type(exc).__name__}: {exc}")
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self._slots.acquire(blocking=False):
@@ -97,6 +122,7 @@ class ModelProxy:
         log_path: Path,
         *,
         max_requests: int | None = None,
+        max_validations: int = MAX_VALIDATIONS,
         api_key: str | None = None,
         timeout: float = 600.0,
         max_log_bytes: int = 256 * 1024**2,
@@ -104,18 +130,28 @@ class ModelProxy:
         parts = check_endpoint(upstream)
         if max_requests is not None and max_requests < 0:
             raise ValueError(f"max_requests must be 0 or more, got {max_requests}")
+        if max_validations < 0:
+            raise ValueError(f"max_validations must be 0 or more, got {max_validations}")
         self._scheme, self._netloc = parts.scheme, parts.netloc
         self._base_path = parts.path.rstrip("/")
         self.socket_path = socket_path
         self.max_requests = max_requests
+        self.max_validations = max_validations
         self.api_key = api_key
         self.timeout = timeout
         self.recorder = Recorder(log_path, max_log_bytes)
-        #: Model calls forwarded (they count against `max_requests`), and calls refused.
+        #: Requests forwarded (they count against `max_requests`), and calls refused.
         self.requests = 0
         self.refused = 0
+        #: Format checks answered, and connections refused for their peer.
+        self.validations = 0
+        self.strangers = 0
         #: Checks the submission (valid, message) for `VALIDATE_PATH`; set once the episode runs.
         self.validate: Callable[[], tuple[bool, str]] | None = None
+        #: Whether a connecting process may talk to the proxy (`peers.sandbox_peers` for an
+        #: episode); on its own the proxy admits its own user.
+        self.admit: Callable[[Peer], bool] = this_user
+        self.complaints = Complaints()
         self._lock = threading.Lock()
         self._validating = threading.Lock()  # one check at a time: they share the copied file
         self._server: _UnixHTTPServer | None = None
@@ -123,8 +159,8 @@ class ModelProxy:
 
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> None:
-        self._server = _UnixHTTPServer(str(self.socket_path), self._handler())
-        os.chmod(self.socket_path, 0o666)  # the agent's uid connects (the directory is r-x)
+        self._server = _UnixHTTPServer(str(self.socket_path), self._handler(), self)
+        os.chmod(self.socket_path, 0o600)  # `peers.restrict_to` opens it to the agent
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="mle-gym-model-proxy", daemon=True
         )
@@ -145,12 +181,11 @@ class ModelProxy:
     def __exit__(self, *_exc: object) -> None:
         self.close()
         self.recorder.close()
+        self.complaints.summary()
 
     # -- one exchange -------------------------------------------------------------------
-    def _admit(self, method: str) -> tuple[bool, bool]:
-        """(counted, refused) for a new request: POSTs are model calls, under the budget."""
-        if method != "POST":
-            return False, False
+    def _spend(self) -> tuple[bool, bool]:
+        """(counted, refused) for a request to forward: each counts, under the budget."""
         with self._lock:
             if self.max_requests is not None and self.requests >= self.max_requests:
                 self.refused += 1
@@ -183,6 +218,10 @@ class ModelProxy:
             def log_message(self, *_args: Any) -> None:  # the JSON Lines log says it all
                 pass
 
+            def log_error(self, message: str, *args: Any) -> None:
+                # http.server's own refusals (a bad request line, too many headers)
+                proxy.complaints.note(message % args)
+
             def do_GET(self) -> None:
                 self._exchange("GET")
 
@@ -192,12 +231,37 @@ class ModelProxy:
             def do_DELETE(self) -> None:
                 self._exchange("DELETE")
 
+            def do_PUT(self) -> None:
+                self._exchange("PUT")
+
+            def do_PATCH(self) -> None:
+                self._exchange("PATCH")
+
             def _reply(self, status: int, body: bytes) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+
+            def _refuse(
+                self,
+                record: dict[str, Any],
+                status: int,
+                message: str,
+                kind: str = "invalid_request_error",
+                code: str | None = None,
+            ) -> None:
+                record["status"], record["error"] = status, message
+                self._reply(status, openai_error(message, kind, code))
+
+            def _spent(self, record: dict[str, Any], limit: object, what: str, code: str) -> None:
+                """403, which clients take as final (they retry 429 and 5xx)."""
+                message = (
+                    f"the episode's budget of {limit} {what} is spent; no further {what} "
+                    "will be answered"
+                )
+                self._refuse(record, 403, message, "budget_exceeded", f"{code}_budget")
 
             def _exchange(self, method: str) -> None:
                 started, clock = time.time(), time.monotonic()
@@ -211,47 +275,60 @@ class ModelProxy:
                 proxy.recorder.write(exchange_record(record, proxy.recorder.max_body_bytes))
 
             def _validate(self, record: dict[str, Any]) -> None:
+                """One check at a time (each forks a grader on the host), a few per episode."""
                 assert proxy.validate is not None
+                if not proxy._validating.acquire(blocking=False):
+                    message = "a format check is already running: ask again when it has answered"
+                    self._refuse(record, 429, message, "rate_limit_error", "validation_busy")
+                    return
                 try:
-                    with proxy._validating:
+                    with proxy._lock:
+                        spent = proxy.validations >= proxy.max_validations
+                        proxy.validations += not spent
+                    if spent:
+                        self._spent(record, proxy.max_validations, "format checks", "validation")
+                        return
+                    try:
                         valid, message = proxy.validate()
-                except Exception as exc:  # the sandbox is gone, say: the harness hears why
-                    valid, message = False, f"the submission could not be checked: {exc}"
+                    except Exception as exc:  # the sandbox is gone, say: the harness hears why
+                        valid, message = False, f"the submission could not be checked: {exc}"
+                finally:
+                    proxy._validating.release()
                 record["status"], record["validation"] = 200, message
                 self._reply(200, json.dumps({"valid": valid, "message": message}).encode())
 
             def _forward(self, method: str, record: dict[str, Any]) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                if length > MAX_REQUEST_BYTES:
+                try:
+                    body = read_body(self.headers, self.rfile)
+                except Refused as refusal:  # nothing more is read from this connection
                     self.close_connection = True
-                    record["status"] = 413
-                    record["error"] = f"request body of {length} bytes refused"
-                    self._reply(413, openai_error(record["error"], "invalid_request_error"))
+                    self._refuse(record, refusal.status, str(refusal))
+                    proxy.complaints.note(f"{method} {printable(self.path)}: {refusal}")
                     return
-                body = self.rfile.read(length) if length else b""
                 record["request_body"] = body
                 path = self.path
                 if not _PATH.fullmatch(path) or "/../" in f"{path.split('?')[0]}/":
-                    record["status"] = 400
-                    record["error"] = "malformed request path"
-                    self._reply(400, openai_error(record["error"], "invalid_request_error"))
+                    self._refuse(record, 400, "malformed request path")
+                    proxy.complaints.note(f"{method} {printable(path)}: malformed request path")
                     return
                 if path == VALIDATE_PATH and proxy.validate is not None:
                     self._validate(record)
                     return
-                counted, refused = proxy._admit(method)
+                rest = model_route(method, path)
+                if rest is None:
+                    message = (
+                        f"mle_gym proxy: {method} {path} is not forwarded; only model calls "
+                        "are (POST chat/completions, completions, responses, embeddings; "
+                        "GET models)"
+                    )
+                    self._refuse(record, 404, message)
+                    proxy.complaints.note(f"{method} {printable(path)}: not a model route")
+                    return
+                counted, refused = proxy._spend()
                 record["counted"], record["refused"] = counted, refused
                 if refused:
-                    record["status"] = 403
-                    record["error"] = (
-                        f"the episode's request budget of {proxy.max_requests} model calls "
-                        "is spent; no further calls will be answered"
-                    )
-                    self._reply(
-                        403, openai_error(record["error"], "budget_exceeded", "request_budget")
-                    )
+                    self._spent(record, proxy.max_requests, "model calls", "request")
                     return
-                rest = path[3:] if path == "/v1" or path.startswith(("/v1/", "/v1?")) else path
                 connection = proxy._connection()
                 try:
                     connection.request(

@@ -2,7 +2,8 @@
 
 The episode is the env's own (`gym.make` + `start`), so data, limits, budget and grading are
 those of every other episode. Into its sandbox go, read-only, the proxy's directory (the
-relay script and the proxy's unix socket, at `PROXY_DIR`) and optionally the caller's
+relay script and the proxy's unix socket, at `PROXY_DIR`; only the sandbox's agent may
+connect to it) and optionally the caller's
 harness directory (`HARNESS_DIR`: its bin/ first on PATH, itself last on Python's path).
 The sandbox keeps no network: the relay listens on its own loopback and pipes to the host's
 recording proxy, the one route out.
@@ -24,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.harness import relay
-from mle_gym.harness.proxy import VALIDATE_PATH, ModelProxy, check_endpoint
+from mle_gym.harness.peers import restrict_to, sandbox_peers
+from mle_gym.harness.proxy import MAX_VALIDATIONS, VALIDATE_PATH, ModelProxy, check_endpoint
 
 #: Inside the sandbox: the proxy's directory, the caller's harness, the task file.
 PROXY_DIR = "/opt/mle-gym"
@@ -62,6 +64,8 @@ class HarnessResult:
     #: Model calls forwarded upstream, and calls refused past `max_requests`.
     requests: int
     refused: int
+    #: Format checks answered through `$MLE_GYM_VALIDATE_URL` (at most `max_validations`).
+    validations: int
     #: In `run_dir`: the proxy's JSON Lines log, the harness's output (head and tail), and
     #: a copy of the graded submission (None when there was none).
     log_path: Path
@@ -116,7 +120,11 @@ def _exports(variables: Mapping[str, str]) -> str:
 
 
 def harness_task(
-    statement: str, submission: str, time_limit: float, max_requests: int | None
+    statement: str,
+    submission: str,
+    time_limit: float,
+    max_requests: int | None,
+    max_validations: int = MAX_VALIDATIONS,
 ) -> str:
     """The competition's statement, and how a harness episode runs."""
     calls = f" and at most {max_requests} model calls" if max_requests is not None else ""
@@ -125,7 +133,8 @@ def harness_task(
         f"You work in a sandbox from /home/code. It has no network access except the "
         f"OpenAI-compatible model endpoint in $OPENAI_BASE_URL. There is no submit step: when "
         f"you stop, the file at {submission} is graded. To check its format first (never its "
-        f"score), POST to $MLE_GYM_VALIDATE_URL; the answer is JSON with `valid` and `message`. "
+        f"score), POST to $MLE_GYM_VALIDATE_URL; the answer is JSON with `valid` and `message` "
+        f"(one check at a time, at most {max_validations} in all). "
         f"Budget: {time_limit:,.0f} seconds of wall-clock time{calls}; at the end of the time "
         f"everything still running is stopped.\n"
     )
@@ -143,6 +152,7 @@ def run_harness(
     backend: str = "local",
     time_limit: float | None = None,
     max_requests: int | None = None,
+    max_validations: int = MAX_VALIDATIONS,
     run_dir: str | Path | None = None,
     harness_dir: str | Path | None = None,
     env: Mapping[str, str] | None = None,
@@ -156,7 +166,8 @@ def run_harness(
     sandbox with `model_endpoint` as its only network route, then grade the submission.
 
     `time_limit` (s, default the env's) cuts the harness and everything it started;
-    `max_requests` bounds the model calls; `api_key` is added by the proxy (the harness
+    `max_requests` bounds the model calls and `max_validations` the format checks through
+    $MLE_GYM_VALIDATE_URL; `api_key` is added by the proxy (the harness
     only sees a placeholder); `env` adds variables; `harness_dir` is mounted read-only at
     /opt/harness; the rest (`sandbox_options`, ...) goes to `gym.make`. The proxy's log, the
     harness's output, the graded submission and `result.json` are written to `run_dir`.
@@ -179,9 +190,8 @@ def run_harness(
     if time_limit is not None:
         env_kwargs["time_limit"] = time_limit
     started = time.monotonic()
-    plumbing = owned_dir("proxy")
+    plumbing = owned_dir("proxy")  # 0700 until `peers.restrict_to` lets the agent in
     try:
-        plumbing.chmod(0o755)  # the agent's uid reads the relay and reaches the socket
         shutil.copyfile(relay.__file__, plumbing / "relay.py")
         (plumbing / "python").mkdir(mode=0o755)
         (plumbing / "python" / "sitecustomize.py").write_text(_SITE_CUSTOMIZE)
@@ -193,6 +203,7 @@ def run_harness(
             plumbing / _SOCKET,
             run_dir / "model_calls.jsonl",
             max_requests=max_requests,
+            max_validations=max_validations,
             api_key=api_key,
         )
         with (
@@ -207,7 +218,7 @@ def run_harness(
             proxy.validate = episode.check_submission
             deadline = time.monotonic() + episode.time_limit
             exit_code, cut = _run_in_sandbox(
-                episode, argv, port, max_requests, harness_dir is not None, env, deadline
+                episode, proxy, argv, port, harness_dir is not None, env, deadline
             )
             proxy.close()  # no more model calls, whatever is still running
             episode.sandbox.kill_processes()
@@ -228,6 +239,7 @@ def run_harness(
         report=info["report"],
         requests=proxy.requests,
         refused=proxy.refused,
+        validations=proxy.validations,
         log_path=proxy.recorder.path,
         output_path=output,
         submission_path=submission,
@@ -242,20 +254,27 @@ def run_harness(
 
 def _run_in_sandbox(
     episode: Any,
+    proxy: ModelProxy,
     command: str,
     port: int,
-    max_requests: int | None,
     harness_dir: bool,
     extra: Mapping[str, str] | None,
     deadline: float,
 ) -> tuple[int | None, bool]:
-    """Write the task, start the relay, run the harness until it exits or the deadline."""
+    """Write the task, start the relay, let the sandbox's agent (and no one else) reach
+    the proxy, run the harness until it exits or the deadline."""
     sandbox = episode.sandbox
     paths = sandbox.paths
     statement = episode.competition.render_statement(paths.data, paths.code, paths.submission)
     submission = f"{paths.submission}/{episode.competition.submission.filename}"
-    task = harness_task(statement, submission, episode.time_limit, max_requests)
+    task = harness_task(
+        statement, submission, episode.time_limit, proxy.max_requests, proxy.max_validations
+    )
     sandbox.write_file(TASK_FILE, task.encode())
+    # the agent as the host sees it, from the shell that is about to start the relay
+    agent = sandbox.agent_identity()
+    proxy.admit = sandbox_peers(agent)
+    restrict_to(agent, proxy.socket_path.parent, proxy.socket_path)
     relay_command = f"python3 -I {PROXY_DIR}/relay.py 127.0.0.1 {int(port)} {PROXY_DIR}/{_SOCKET}"
     started = sandbox.run(f"{relay_command} 2>&1", _RELAY_START_TIMEOUT)
     if started.exit_code != 0:

@@ -114,6 +114,17 @@ class FileInfo:
     size: int
 
 
+@dataclass(frozen=True)
+class AgentIdentity:
+    """The agent as the host sees it: the uid and gid its processes run under there, and
+    the host pid of one process in the sandbox (every process of the sandbox shares its pid
+    namespace and cgroup). For a host service that only the sandbox may reach."""
+
+    uid: int
+    gid: int
+    pid: int
+
+
 class Sandbox(ABC):
     """An isolated place with a persistent shell, one per episode."""
 
@@ -156,6 +167,10 @@ class Sandbox(ABC):
         command starts a new shell. For whatever a program left running (its children in
         sessions of their own too), where killing its process group would miss some."""
         raise NotImplementedError(f"{type(self).__name__} cannot kill its processes")
+
+    def agent_identity(self) -> AgentIdentity:
+        """Who the agent is on the host, once the sandbox has started."""
+        raise NotImplementedError(f"{type(self).__name__} cannot say who its agent is")
 
     @abstractmethod
     def stop(self) -> None:

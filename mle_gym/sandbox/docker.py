@@ -30,6 +30,7 @@ from pexpect.fdpexpect import fdspawn
 
 from mle_gym.sandbox import containers
 from mle_gym.sandbox.base import (
+    AgentIdentity,
     FileInfo,
     SandboxError,
     SandboxFileError,
@@ -277,6 +278,20 @@ class DockerSandbox(ShellBackedSandbox):
         url = api._url("/containers/{0}/update", self.container.id)
         api._raise_for_status(api._post_json(url, data={"PidsLimit": limit}))
 
+    def agent_identity(self) -> AgentIdentity:
+        """`user`'s ids as the host sees them (through the container's id maps, where the
+        engine remaps users), and the container's first process."""
+        if self.container is None:
+            raise SandboxError("the sandbox is not started")
+        self.container.reload()
+        pid = int(self.container.attrs["State"]["Pid"])
+        uid, _, gid = self.user.partition(":")
+        if not (uid + gid).isdigit():
+            raise SandboxError(f"the agent's user {self.user!r} is not numeric ids")
+        return AgentIdentity(
+            _host_id(pid, "uid_map", int(uid)), _host_id(pid, "gid_map", int(gid or uid)), pid
+        )
+
     def stop(self) -> None:
         if self.shell is not None:
             self.shell.stop()
@@ -430,6 +445,15 @@ class _ContainerJobControl:
         self.sandbox.container.exec_run(
             ["bash", "-c", f"kill -{int(signum)} -- -{int(group)}"], user=self.sandbox.user
         )
+
+
+def _host_id(pid: int, kind: str, inner: int) -> int:
+    """What id `inner` of `pid`'s user namespace is on the host (`kind`: uid_map, gid_map)."""
+    for line in Path(f"/proc/{pid}/{kind}").read_text().splitlines():
+        start, outside, count = (int(field) for field in line.split())
+        if start <= inner < start + count:
+            return outside + inner - start
+    raise SandboxError(f"id {inner} is not mapped in {kind} of process {pid}")
 
 
 def _demux(stream: bytes) -> tuple[bytes, bytes]:

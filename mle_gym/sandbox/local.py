@@ -37,6 +37,7 @@ import ptyprocess
 
 from mle_gym.sandbox import seccomp
 from mle_gym.sandbox.base import (
+    AgentIdentity,
     FileInfo,
     SandboxError,
     SandboxFileError,
@@ -460,6 +461,14 @@ class LocalSandbox(ShellBackedSandbox):
                 return pid
             queue += _children(pid)
         raise SandboxFileError("the sandbox's shell could not be found")
+
+    def agent_identity(self) -> AgentIdentity:
+        """As root the agent is `uid` (user and group, see `bwrap_argv`); otherwise a user
+        namespace maps it onto this process's user."""
+        pid = self._sandbox_pid()
+        if self.as_root and self.isolated:
+            return AgentIdentity(self.agent_uid, self.agent_uid, pid)
+        return AgentIdentity(os.getuid(), os.getgid(), pid)
 
     def _kill_all_processes(self) -> None:
         if self.cgroup is not None:
