@@ -84,7 +84,9 @@ def _wait(pid: int, gone: int, seconds: float) -> int | None:
     """The child's wait status, or None when it is still running after `seconds`. `gone`
     is a pipe's read end whose write end only the child holds: it reads EOF the moment the
     child ends, so the wait is exact and costs no polling."""
-    if not select.select([gone], [], [], seconds)[0]:
+    poller = select.poll()  # not select(): a process holding many sandboxes passes fd 1024
+    poller.register(gone, select.POLLIN)
+    if not poller.poll(round(seconds * 1000)):
         return None
     return os.waitpid(pid, 0)[1]
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import select
 import shutil
 import socket
 import uuid
@@ -28,7 +27,7 @@ from typing import Any
 from docker.errors import APIError, ImageNotFound, NotFound
 from pexpect.fdpexpect import fdspawn
 
-from mle_gym.sandbox import containers
+from mle_gym.sandbox import containers, fd_wait
 from mle_gym.sandbox.base import (
     AgentIdentity,
     FileInfo,
@@ -229,7 +228,7 @@ class DockerSandbox(ShellBackedSandbox):
         frames = _Frames()
         ready = b""
         while not ready:  # the FIFO exists once "R" arrives
-            if not select.select([fd], [], [], _IO_TIMEOUT)[0]:
+            if not fd_wait.readable([fd], _IO_TIMEOUT):
                 os.close(fd)
                 raise SandboxError("the sandbox's output pipe did not open")
             chunk = os.read(fd, 64)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import shutil
 import subprocess
 
+from mle_gym.sandbox import fd_wait
 from mle_gym.sandbox.base import SandboxError
 
 NO_SLIRP = (
@@ -55,7 +55,7 @@ class Uplink:
         )
         os.close(ready_write)
         try:
-            ready, _, _ = select.select([ready_read], [], [], _READY_TIMEOUT)
+            ready = fd_wait.readable([ready_read], _READY_TIMEOUT)
             if not ready or os.read(ready_read, 1) != b"1":
                 self.stop()
                 raise SandboxError("slirp4netns did not bring up the sandbox's network")

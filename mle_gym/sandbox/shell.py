@@ -26,7 +26,6 @@ import contextlib
 import os
 import re
 import secrets
-import select
 import signal
 import time
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from typing import BinaryIO, Protocol
 
 import pexpect
 
+from mle_gym.sandbox import fd_wait
 from mle_gym.sandbox.base import CommandResult, SandboxError
 from mle_gym.sandbox.output import BoundedCapture, render
 
@@ -208,7 +208,7 @@ class ShellSession:
             if data:
                 return self.pipe.unframe(data) if self.pipe.unframe else data
             stray.feed(_read_some(pty))
-            if attempt == 0 and select.select([pipe, pty], [], [], timeout)[0]:
+            if attempt == 0 and fd_wait.readable([pipe, pty], timeout):
                 continue
         return b""
 
@@ -218,7 +218,7 @@ class ShellSession:
         fd, text = self.proc.child_fd, b""
         deadline = time.monotonic() + _READY_TIMEOUT
         while (remaining := deadline - time.monotonic()) > 0:
-            select.select([fd], [], [], min(remaining, 0.25))
+            fd_wait.readable([fd], min(remaining, 0.25))
             text += _read_some(fd)
             found = pattern.search(text)
             if found:
@@ -240,7 +240,7 @@ class ShellSession:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return False
-                select.select([], [fd], [], min(remaining, 0.25))
+                fd_wait.writable(fd, min(remaining, 0.25))
         return True
 
     @property
