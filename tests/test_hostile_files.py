@@ -26,20 +26,25 @@ from tests.conftest import require_bwrap
 from tests.prerequisites import REPO
 
 MARKER = "LEAKED-THROUGH-A-SWAPPED-LINK"
-WRITES = 3000
+WRITES = 5000
 
-# In the sandbox: swap /home/code/target between a regular file and a link to /dev/tty as
-# fast as it can (each rename is atomic, so the path is always one or the other).
-_SWAPPER = """
-import os
-os.chdir('/home/code')
-open('ready', 'w').close()
-while True:
-    open('plain', 'w').close()
-    os.rename('plain', 'target')
-    os.symlink('/dev/tty', 'link')
-    os.rename('link', 'target')
-"""
+
+def _swapper(link_to: str, setup: str = "") -> str:
+    """An agent's program: swap /home/code/target between a regular file and a link to
+    `link_to` as fast as it can (each rename is atomic: the path is always one or the
+    other), after `setup`; /home/code/ready says it runs."""
+    return (
+        f"import os, subprocess\n{setup}\nos.chdir('/home/code')\n"
+        "open('ready', 'w').close()\n"
+        "while True:\n"
+        "    open('plain', 'w').close()\n"
+        "    os.rename('plain', 'target')\n"
+        f"    os.symlink({link_to!r}, 'link')\n"
+        "    os.rename('link', 'target')\n"
+    )
+
+
+_SWAPPER = _swapper("/dev/tty")
 
 # On the host, in a process whose controlling terminal is the test's pty: the editor inserts
 # the marker over and over while the agent swaps the file under it.
@@ -121,20 +126,12 @@ def test_editor_refuses_devices_and_fifos(tmp_path: Path, backend: str) -> None:
         sandbox.stop()
 
 
-# In the container: swap /home/code/target between a regular file and a link to a FIFO whose
-# reader appends what it receives to /tmp/got.
-_FIFO_SWAPPER = """
-import os, subprocess
-os.chdir('/home/code')
-os.mkfifo('/tmp/fifo')
-subprocess.Popen(['sh', '-c', 'while :; do cat /tmp/fifo >> /tmp/got; done'])
-open('ready', 'w').close()
-while True:
-    open('plain', 'w').close()
-    os.rename('plain', 'target')
-    os.symlink('/tmp/fifo', 'link')
-    os.rename('link', 'target')
-"""
+# In the container: the link leads to a FIFO whose reader appends what it gets to /tmp/got.
+_FIFO_SWAPPER = _swapper(
+    "/tmp/fifo",
+    "os.mkfifo('/tmp/fifo')\n"
+    "subprocess.Popen(['sh', '-c', 'while :; do cat /tmp/fifo >> /tmp/got; done'])",
+)
 
 
 def test_docker_writes_never_follow_a_link_swapped_in(tmp_path: Path, docker_engine) -> None:
