@@ -146,6 +146,8 @@ def test_docker_writes_never_follow_a_link_swapped_in(tmp_path: Path, docker_eng
         for _ in range(100):
             if sandbox.stat_file("/home/code/ready") is not None:
                 break
+        else:
+            pytest.fail("the agent's swapper did not start")
         written = 0
         for _ in range(60):
             try:
