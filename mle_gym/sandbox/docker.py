@@ -49,13 +49,18 @@ _SHELL = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _IO_TIMEOUT = 120
 # Reads and writes run as the agent, one exec each; what is at the path is checked in the
-# same exec (exit 20: nothing there, 21: a directory, 22: not a regular file).
+# same exec (exit 20: nothing there, 21: a directory, 22: not a regular file). The check and
+# the open are two steps, so the open itself refuses what the agent may swap in between:
+# `nofollow` a link at the (already resolved) path, `nonblock` a FIFO with no other end.
 _READ_SCRIPT = (
-    '[ -e "$1" ] || exit 20; [ -d "$1" ] && exit 21; [ -f "$1" ] || exit 22; '
-    'exec head -c "$2" -- "$1"'
+    'p=$(readlink -m -- "$1") || exit 20; '
+    '[ -e "$p" ] || exit 20; [ -d "$p" ] && exit 21; [ -f "$p" ] || exit 22; '
+    'exec dd if="$p" iflag=nofollow,nonblock,count_bytes count="$2" bs=1M status=none'
 )
 _WRITE_SCRIPT = (
-    '[ ! -e "$1" ] || [ -f "$1" ] || exit 22; mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"'
+    'p=$(readlink -m -- "$1") && { [ ! -e "$p" ] || [ -f "$p" ] || exit 22; } && '
+    'mkdir -p -- "$(dirname -- "$p")" && '
+    'exec dd of="$p" oflag=nofollow,nonblock bs=1M status=none'
 )
 _NOT_THERE, _A_DIRECTORY, _NOT_REGULAR = 20, 21, 22
 _garbage_collected = False

@@ -154,13 +154,24 @@ def _open_root(pid: int) -> int:
 
 
 # -- the operations, given the sandbox's root directory -----------------------------------------
-def _open_regular(root: int, relative: str, shown: str) -> int:
-    """A read descriptor of a regular file; a FIFO, device or socket is never opened for
-    reading (that could block or have side effects)."""
+class _Missing(SandboxFileError):
+    """Nothing is at the path (or a directory above it is missing)."""
+
+
+def _open_regular(root: int, relative: str, shown: str, flags: int = os.O_RDONLY) -> int:
+    """A descriptor of the regular file at `relative`, opened with `flags`.
+
+    The path is resolved once, to an O_PATH descriptor (which opens nothing: no device
+    driver, no FIFO); its file is checked, and the descriptor returned is reopened from that
+    one through /proc/self/fd, i.e. the same inode whatever the path names by then. So a
+    symlink the agent swaps in after the check is never followed, and a FIFO, device or
+    socket is never opened for reading or writing (that could block, or reach the host's
+    own terminal through /dev/tty).
+    """
     try:
         handle = _openat2(root, relative, os.O_PATH)
     except FileNotFoundError:
-        raise SandboxFileError(f"{shown} does not exist") from None
+        raise _Missing(f"{shown} does not exist") from None
     except OSError as exc:
         raise SandboxFileError(f"{shown}: {_reason(exc)}") from None
     try:
@@ -170,7 +181,7 @@ def _open_regular(root: int, relative: str, shown: str) -> int:
         if not stat.S_ISREG(mode):
             raise SandboxFileError(f"{shown} is not a regular file")
         try:
-            return os.open(f"/proc/self/fd/{handle}", os.O_RDONLY | os.O_NOCTTY | os.O_CLOEXEC)
+            return os.open(f"/proc/self/fd/{handle}", flags | os.O_NOCTTY | os.O_CLOEXEC)
         except OSError as exc:
             raise SandboxFileError(f"{shown}: {_reason(exc)}") from None
     finally:
@@ -261,22 +272,12 @@ def _parent_dir(root: int, relative: str, shown: str) -> int:
 def _write(root: int, relative: str, shown: str, data: bytes) -> None:
     if not relative or relative == ".":
         raise SandboxFileError(f"could not write {shown}: is a directory")
-    existing = _stat(root, relative)
     try:
-        if existing is not None:
-            if existing.kind != "file":
-                raise SandboxFileError(f"could not write {shown}: it is not a regular file")
-            fd = _openat2(root, relative, os.O_WRONLY | os.O_TRUNC | os.O_NOCTTY | os.O_NONBLOCK)
-        else:
-            parent = _parent_dir(root, relative, shown)
-            try:
-                name = posixpath.basename(relative)
-                flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-                fd = os.open(name, flags, 0o644, dir_fd=parent)
-            finally:
-                os.close(parent)
-    except OSError as exc:
-        raise SandboxFileError(f"could not write {shown}: {_reason(exc)}") from None
+        fd = _open_regular(root, relative, shown, os.O_WRONLY | os.O_TRUNC)
+    except _Missing:
+        fd = _create(root, relative, shown)
+    except SandboxFileError as exc:
+        raise SandboxFileError(f"could not write: {exc}") from None
     try:
         view = memoryview(data)
         while view:
@@ -285,3 +286,16 @@ def _write(root: int, relative: str, shown: str, data: bytes) -> None:
         raise SandboxFileError(f"could not write {shown}: {_reason(exc)}") from None
     finally:
         os.close(fd)
+
+
+def _create(root: int, relative: str, shown: str) -> int:
+    """A new regular file: O_EXCL and O_NOFOLLOW fail on anything already at the name,
+    a symlink included, so a name the agent fills in meanwhile is never followed."""
+    parent = _parent_dir(root, relative, shown)
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        return os.open(posixpath.basename(relative), flags, 0o644, dir_fd=parent)
+    except OSError as exc:
+        raise SandboxFileError(f"could not write {shown}: {_reason(exc)}") from None
+    finally:
+        os.close(parent)
