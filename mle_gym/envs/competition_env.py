@@ -34,17 +34,13 @@ from mle_gym.grading.bounded import GradingLimits, grade_bounded
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.report import GradeReport
 from mle_gym.grading.rewards import REWARD_MODES
+from mle_gym.grading.submission_cap import submission_cap
 from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxSpec
 from mle_gym.sandbox.factory import BACKENDS, check_options, make_sandbox
 from mle_gym.sandbox.scratch import owned_dir
 from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, editor, parse_action
 from mle_gym.tools.actions import CALL_ID
 from mle_gym.tools.bash import describe_result, run_bash
-
-#: Bounds of the submission file copied out for grading: at least this many bytes, and
-#: otherwise this many times the size of the answers (a submission is about their size).
-MIN_SUBMISSION_CAP = 64 * 1024**2
-SUBMISSION_CAP_FACTOR = 20
 
 
 class CompetitionEnv(gym.Env):
@@ -306,10 +302,6 @@ class CompetitionEnv(gym.Env):
     def _command_timeout(self) -> float:
         return max(1.0, min(self.step_timeout, self._time_left()))
 
-    def _submission_cap(self) -> int:
-        answers = sum(p.stat().st_size for p in self.dirs.private.rglob("*") if p.is_file())
-        return max(MIN_SUBMISSION_CAP, SUBMISSION_CAP_FACTOR * answers)
-
     def _task(self) -> str:
         p = self.sandbox.paths
         return self.competition.render_statement(p.data, p.code, p.submission)
@@ -342,7 +334,8 @@ class CompetitionEnv(gym.Env):
         assert self._host_dir is not None
         dest = self._host_dir / self.competition.submission.filename
         dest.unlink(missing_ok=True)
-        copied = copy_out(self.sandbox, self._submission_path(), dest, self._submission_cap())
+        cap = submission_cap(self.dirs.private)
+        copied = copy_out(self.sandbox, self._submission_path(), dest, cap)
         return dest if copied else None
 
     def check_submission(self) -> tuple[bool, str]:

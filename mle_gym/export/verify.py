@@ -9,7 +9,10 @@ report goes to `report.json` beside it.
 
 The submission comes from the agent, so it is only read if it is a regular file reached
 without a link: a symbolic (or hard) link to /home/answers/... would otherwise make the
-answers grade themselves (Harbor's docker provider copies symbolic links as links).
+answers grade themselves (Harbor's docker provider copies symbolic links as links). It is
+not read either when it is larger than the env would copy out (`submission_cap`: 20 times
+the answers, at least 64 MiB): its size is all that is looked at, so a huge file costs no
+parsing, and the report says why, in the env's words.
 """
 
 from __future__ import annotations
@@ -35,8 +38,9 @@ def rewards(result: dict[str, Any]) -> dict[str, float | int]:
     return out
 
 
-def refusal(submission: Path) -> str | None:
-    """Why `submission` must not be read (a link, or not a regular file); None if it may."""
+def refusal(submission: Path, cap: int) -> str | None:
+    """Why `submission` must not be read (a link, not a regular file, or over `cap` bytes);
+    None if it may."""
     if not os.path.lexists(submission):
         return None  # missing: graded as a missing submission
     for path in (submission, *submission.parents):
@@ -47,6 +51,8 @@ def refusal(submission: Path) -> str | None:
         return f"{submission} is not a regular file"
     if info.st_nlink > 1:  # a hard link could share the answers' inode
         return f"{submission} has other hard links; the submission must be a file of its own"
+    if info.st_size > cap:  # the env's words for the same file (FileToolError via copy_out)
+        return f"the submission could not be read: {submission} is over the {cap:,}-byte limit"
     return None
 
 
@@ -61,8 +67,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from mle_gym.grading.bounded import grade_bounded
     from mle_gym.grading.outcome import outcome
+    from mle_gym.grading.submission_cap import submission_cap
 
-    refused = refusal(args.submission)
+    refused = refusal(args.submission, submission_cap(args.answers))
     submission = args.submission if args.submission.is_file() and not refused else None
     report = grade_bounded(args.competition, submission, args.answers)
     if refused:

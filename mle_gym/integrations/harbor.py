@@ -9,11 +9,18 @@ start FROM local images), applies the bind mounts of the task's docker-compose.y
 public data, or the verifier's answers), and runs the container with no network at all
 (`network_mode=none`, the kernel's guarantee rather than a firewall), the task's CPU,
 memory and GPU limits, no new privileges, and mle_gym's container labels (so `mle-gym gc`
-removes leftovers). Files move with the engine's archive API, so nothing is mounted from
-Harbor's trial directory.
+removes leftovers). Every place the agent's user can write (/home/code, /home/submission,
+its home, /tmp, /var/tmp, /run/lock, Harbor's /logs) is a tmpfs bounded in bytes and files
+as the docker backend's workspace is (`workspace_disk`, `workspace_inodes`), so an agent
+fills neither the host's disk nor its inodes. Files move through `tar` in the container
+(the engine's archive API cannot see tmpfs mounts), so nothing is mounted from Harbor's
+trial directory; a download is streamed to a host file and refused past
+`max_download_bytes` (default: the env's submission cap for the task's answers, plus room
+for the archive's headers), so a huge artifact costs neither host memory nor disk.
 
     harbor trial start -p TASK_DIR -a oracle \\
-        -e mle_gym.integrations.harbor:MleGymDockerEnvironment
+        -e mle_gym.integrations.harbor:MleGymDockerEnvironment \\
+        [--environment-kwarg workspace_disk=8g --environment-kwarg max_download_bytes=N]
 
 Runs in Harbor's interpreter (Python >= 3.12, with mle_gym installed there).
 """
@@ -22,15 +29,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 import os
+import shutil
+import socket
 import tarfile
+import tempfile
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 import docker
 import yaml
 from docker.errors import APIError, ImageNotFound, NotFound
+from docker.utils.socket import frames_iter
 from harbor.environments.base import BaseEnvironment, ExecResult
 from harbor.environments.capabilities import (
     EnvironmentCapabilities,
@@ -38,11 +48,27 @@ from harbor.environments.capabilities import (
 )
 from harbor.models.task.config import NetworkMode
 
+from mle_gym.export.harbor import ANSWERS_DIR
+from mle_gym.grading.submission_cap import MIN_SUBMISSION_CAP, submission_cap
 from mle_gym.sandbox import containers
+from mle_gym.sandbox.docker import (
+    AGENT_USER,
+    DEFAULT_DISK,
+    DEFAULT_INODES,
+    workspace_tmpfs,
+)
 from mle_gym.sandbox.engine import connect
 
 IMAGE_REPOSITORY = "mle-gym-harbor"
 _TIMED_OUT = 124  # coreutils `timeout`
+#: Writable by anyone in the agent image, or made so by Harbor (its /logs/agent, ...).
+_SHARED_PLACES = ("/tmp", "/var/tmp", "/run/lock", "/logs")
+#: Room for the archive's headers above the submission cap (512 bytes a file, and padding).
+_ARCHIVE_SLACK = 1 << 20
+
+
+class DownloadTooLarge(OSError):
+    """An artifact larger than the provider takes from a container."""
 
 
 def _mounts(compose_file: Path, task: str) -> list[docker.types.Mount]:
@@ -87,16 +113,23 @@ def _bases(dockerfile: Path) -> list[str]:
     return bases
 
 
-def _tar_of(source: Path, arcname: str) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        tar.add(source, arcname=arcname)
-    return buffer.getvalue()
+def _answers(task_dir: Path) -> Path | None:
+    """The host directory of an exported task's answers (copied into tests/answers, or what
+    tests/docker-compose.yaml mounts at /home/answers); None where neither is on this host."""
+    copied = task_dir / "tests" / "answers"
+    if copied.is_dir():
+        return copied
+    try:
+        mounts = _mounts(task_dir / "tests" / "docker-compose.yaml", task_dir.name)
+    except (OSError, ValueError, yaml.YAMLError):
+        return None
+    found = [Path(m["Source"]) for m in mounts if m["Target"] == ANSWERS_DIR]
+    return found[0] if found and found[0].is_dir() else None
 
 
-def _untar(data: bytes, dest: Path, strip: str) -> None:
+def _untar(archive: IO[bytes], dest: Path, strip: str) -> None:
     """Extract an engine archive of `strip` (its top entry) into `dest`."""
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+    with tarfile.open(fileobj=archive) as tar:
         members = []
         for member in tar.getmembers():
             rel = PurePosixPath(member.name).relative_to(strip)
@@ -110,11 +143,23 @@ def _untar(data: bytes, dest: Path, strip: str) -> None:
 class MleGymDockerEnvironment(BaseEnvironment):
     """One container per environment (agent or verifier), made with the Docker SDK."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        workspace_disk: str | None = DEFAULT_DISK,
+        workspace_inodes: int | None = DEFAULT_INODES,
+        max_download_bytes: int | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._client: docker.DockerClient | None = None
         self._container: Any = None
         self._built: str | None = None
+        #: Bounds of each writable tmpfs (`--environment-kwarg` sets them), as the docker
+        #: backend's `disk`; and the most bytes one download takes (None: from the task).
+        self.workspace_disk = workspace_disk
+        self.workspace_inodes = workspace_inodes
+        self._max_download = max_download_bytes
 
     @staticmethod
     def type() -> str:
@@ -183,6 +228,9 @@ class MleGymDockerEnvironment(BaseEnvironment):
                 "bridge" if self.network_policy.network_mode == NetworkMode.PUBLIC else "none"
             ),
             environment=self._startup_env(),
+            tmpfs=workspace_tmpfs(
+                AGENT_USER, self.workspace_disk, self.workspace_inodes, _SHARED_PLACES, True
+            ),
             security_opt=["no-new-privileges"],
             cap_drop=["NET_RAW", "MKNOD", "AUDIT_WRITE", "SYS_CHROOT", "SETFCAP"],
             pids_limit=4096,
@@ -269,33 +317,100 @@ class MleGymDockerEnvironment(BaseEnvironment):
         )
 
     # -- files --------------------------------------------------------------------------------
+    # Files move through `tar` in the container, run by a fresh exec: the engine's archive
+    # API reads and writes the image's layer, beneath the tmpfs mounts, so it would neither
+    # see a submission nor put one where the verifier looks.
+    @property
+    def _api(self) -> Any:
+        return self._running.client.api
+
+    def _tar_exec(self, argv: list[str], *, stdin: bool) -> str:
+        return self._api.exec_create(
+            self._running.id, argv, stdin=stdin, stdout=True, stderr=True, user="root"
+        )["Id"]
+
+    def _finish(self, exec_id: str, what: str, errors: bytes, ok: tuple[int, ...] = (0,)) -> None:
+        code = self._api.exec_inspect(exec_id)["ExitCode"]
+        if code not in ok:
+            lines = errors.decode(errors="replace").strip().splitlines()
+            raise OSError(f"{what} failed (tar exited {code}): {lines[-1] if lines else ''}")
+
     def _put(self, source: Path, target: str) -> None:
-        """Copy `source` (a file, or a directory's contents) to the path `target`."""
-        parent = target if source.is_dir() else str(PurePosixPath(target).parent)
-        container = self._running
-        container.exec_run(["mkdir", "-p", parent], user="root")
-        if source.is_dir():
-            container.put_archive(target, _tar_of(source, "."))
-        else:
-            buffer = io.BytesIO()
-            with tarfile.open(fileobj=buffer, mode="w") as tar:
-                tar.add(source, arcname=PurePosixPath(target).name)
-            container.put_archive(parent, buffer.getvalue())
+        """Copy `source` (a file, or a directory's contents) to the path `target`.
+
+        The archive is spooled to an unnamed host file and streamed in: an artifact passed
+        on to the verifier is never held in memory."""
+        dest = target if source.is_dir() else str(PurePosixPath(target).parent)
+        with tempfile.TemporaryFile() as archive:
+            with tarfile.open(fileobj=archive, mode="w") as tar:
+                tar.add(source, arcname="." if source.is_dir() else PurePosixPath(target).name)
+            archive.seek(0)
+            script = 'mkdir -p -- "$1" && exec tar -C "$1" -xf -'
+            exec_id = self._tar_exec(["sh", "-c", script, "sh", dest], stdin=True)
+            sock = self._api.exec_start(exec_id, socket=True)
+            raw = getattr(sock, "_sock", sock)
+            try:
+                raw.setblocking(True)
+                while chunk := archive.read(1 << 20):
+                    raw.sendall(chunk)
+                raw.shutdown(socket.SHUT_WR)
+                errors = b"".join(data for kind, data in frames_iter(raw, False) if kind == 2)
+            finally:
+                sock.close()
+        self._finish(exec_id, f"copying {source} to {target}", errors[-4096:])
+
+    def max_download_bytes(self) -> int:
+        """The most one download may take: the env's submission cap for this task's answers
+        (as the verifier refuses a larger submission unread), or set by the caller."""
+        if self._max_download is None:
+            answers = _answers(self.environment_dir.parent)
+            cap = submission_cap(answers) if answers is not None else MIN_SUBMISSION_CAP
+            self._max_download = cap + _ARCHIVE_SLACK
+        return int(self._max_download)
+
+    def _spool(self, source: str, archive: IO[bytes]) -> None:
+        """Stream a tar archive of `source` into `archive` (a host file), refused once it
+        passes `max_download_bytes`."""
+        cap = self.max_download_bytes()
+        path = PurePosixPath(source.rstrip("/") or "/")
+        argv = ["tar", "-C", str(path.parent), "-cf", "-", "--", path.name]
+        exec_id = self._tar_exec(argv, stdin=False)
+        stream = self._api.exec_start(exec_id, stream=True, demux=True)
+        total, errors = 0, b""
+        try:
+            for chunk, error in stream:
+                errors = (errors + (error or b""))[-4096:]
+                total += len(chunk or b"")
+                if total > cap:
+                    reason = (
+                        f"{source} is over the {cap:,}-byte download limit (the task's "
+                        "submission cap; --environment-kwarg max_download_bytes=N changes it)"
+                    )
+                    self.logger.warning(reason)  # Harbor itself logs a failed artifact quietly
+                    raise DownloadTooLarge(reason)
+                archive.write(chunk or b"")
+        finally:
+            stream.close()
+        # tar's 1: a file changed while it was read (a process of the agent's still writes)
+        self._finish(exec_id, f"copying {source} out", errors, ok=(0, 1))
+        archive.seek(0)
 
     def _get(self, source: str, target: Path, is_dir: bool) -> None:
-        stream, _ = self._running.get_archive(source)
-        data = b"".join(stream)
         name = PurePosixPath(source.rstrip("/")).name
-        if is_dir:
-            target.mkdir(parents=True, exist_ok=True)
-            _untar(data, target, name)
-            return
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-            member = tar.extractfile(tar.getmember(name))
-            if member is None:
-                raise IsADirectoryError(f"{source} is not a file")
-            target.write_bytes(member.read())
+        where = target if is_dir else target.parent
+        where.mkdir(parents=True, exist_ok=True)
+        # An unnamed file beside the target: nothing is left behind when a download fails.
+        with tempfile.TemporaryFile(dir=where) as archive:
+            self._spool(source, archive)
+            if is_dir:
+                _untar(archive, target, name)
+                return
+            with tarfile.open(fileobj=archive) as tar:
+                member = tar.extractfile(tar.getmember(name))
+                if member is None:
+                    raise IsADirectoryError(f"{source} is not a file")
+                with open(target, "wb") as out:
+                    shutil.copyfileobj(member, out, 1 << 20)
 
     async def upload_file(self, source_path: Path | str, target_path: str) -> None:
         await asyncio.to_thread(self._put, Path(source_path), target_path)

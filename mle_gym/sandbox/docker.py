@@ -64,6 +64,40 @@ _WRITE_SCRIPT = (
 )
 _NOT_THERE, _A_DIRECTORY, _NOT_REGULAR = 20, 21, 22
 _garbage_collected = False
+#: The agent's user in the agent images, and its home.
+AGENT_USER = "1000:1000"
+AGENT_HOME = "/home/agent"
+#: Each writable tmpfs's bounds: bytes, and files (a tmpfs's default allows half the
+#: host's memory pages as files, millions, each costing kernel memory).
+DEFAULT_DISK = "8g"
+DEFAULT_INODES = 1_000_000
+
+
+def workspace_tmpfs(
+    user: str = AGENT_USER,
+    disk: str | None = DEFAULT_DISK,
+    inodes: int | None = DEFAULT_INODES,
+    sticky: tuple[str, ...] = ("/tmp",),
+    executable: bool = False,
+) -> dict[str, str]:
+    """The tmpfs mounts (path: options) of a container's writable places.
+
+    The agent's code, submission and home belong to `user`; `sticky` ones are shared like
+    /tmp. Each holds at most `disk` bytes and `inodes` files, is charged to the container's
+    memory limit, and goes with the container: the host's disk is never written. Docker
+    mounts them `noexec` unless `executable` (for agents that install their own programs).
+    """
+    bounds = [f"size={parse_bytes(disk)}"] if disk else []
+    bounds += [f"nr_inodes={int(inodes)}"] if inodes else []
+    bounds += ["exec"] if executable else []
+    uid, _, gid = user.partition(":")
+    owned = ",".join([*bounds, f"uid={uid}", f"gid={gid or uid}", "mode=0755"])
+    shared = ",".join([*bounds, "mode=1777"])
+    paths = SandboxPaths()
+    return {
+        **{place: owned for place in (paths.code, paths.submission, AGENT_HOME)},
+        **{place: shared for place in sticky},
+    }
 
 
 def resolve_image(client: Any, tag: str | None) -> str:
@@ -93,8 +127,8 @@ class DockerSandbox(ShellBackedSandbox):
         pids_limit: int | None = 1024,
         shm_size: str | None = "2g",
         gpus: GpuSpec = None,
-        user: str = "1000:1000",
-        disk: str | None = "8g",
+        user: str = AGENT_USER,
+        disk: str | None = DEFAULT_DISK,
         network_name: str | None = None,
     ) -> None:
         self.client = connect()
@@ -137,10 +171,7 @@ class DockerSandbox(ShellBackedSandbox):
         logs = self.logs_dir = self.host_dir / "logs"
         logs.mkdir()
         logs.chmod(0o755)
-        self._env = shell_environment(home="/home/agent", path=None, extra=spec.env)
-        uid, _, gid = self.user.partition(":")
-        size = f"size={parse_bytes(self.disk)}," if self.disk else ""
-        workspace = f"{size}uid={uid},gid={gid or uid},mode=0755"
+        self._env = shell_environment(home=AGENT_HOME, path=None, extra=spec.env)
         episode = uuid.uuid4().hex[:12]
         options: dict[str, Any] = dict(
             image=self.image,
@@ -160,12 +191,7 @@ class DockerSandbox(ShellBackedSandbox):
                 **{str(b.source.resolve()): {"bind": b.target, "mode": "ro"} for b in spec.binds},
             },
             read_only=True,
-            tmpfs={
-                self.paths.code: workspace,
-                self.paths.submission: workspace,
-                "/home/agent": workspace,
-                "/tmp": f"{size}mode=1777",
-            },
+            tmpfs=workspace_tmpfs(self.user, self.disk),
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             privileged=False,
