@@ -25,8 +25,7 @@ import time
 import gymnasium as gym
 from throughput import tree_pss_bytes
 
-import mle_gym  # noqa: F401
-
+import mle_gym
 
 STEP_WAIT = 0.5
 

@@ -30,7 +30,8 @@ from mle_gym.export.harbor import HarborOptions, export_harbor
 from mle_gym.grading import bounded
 from mle_gym.grading.submission_cap import submission_cap
 from mle_gym.sandbox.cgroup import parse_bytes
-from mle_gym.sandbox.docker import DEFAULT_DISK, DEFAULT_INODES
+from mle_gym.sandbox.docker import DEFAULT_DISK
+from mle_gym.sandbox.workspace import DEFAULT_FILES
 from tests.test_harbor_export import OFFLINE, harbor_python
 
 MiB = 1 << 20
@@ -203,7 +204,7 @@ def test_provider_streams_downloads_and_refuses_one_over_the_cap(
     for place in ("/home/code", "/home/submission", "/home/agent", "/tmp", "/var/tmp", "/logs"):
         options = mounts[place].split(",")
         assert f"size={parse_bytes(DEFAULT_DISK) // 1024}k" in options, (place, options)
-        assert f"nr_inodes={DEFAULT_INODES}" in options, (place, options)
+        assert f"nr_inodes={DEFAULT_FILES}" in options, (place, options)
 
 
 # Run as the agent's user: what it can write outside tmpfs mounts, then each writable

@@ -19,7 +19,6 @@ agent image.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ from mle_gym.batch.store import (
     read_outcome,
     write_json,
 )
-from mle_gym.sandbox.scratch import OWNER_FILE, owned_dir, sweep
+from mle_gym.sandbox.scratch import OWNER_FILE, discard, owned_dir, sweep
 
 #: How long cancelled tasks get to close their sandboxes before they are killed.
 STOP_GRACE_SECONDS = 30.0
@@ -72,7 +71,7 @@ def run_on_node(task: dict[str, Any], secrets: dict[str, Any]) -> dict[str, Any]
             if p.is_file() and p.name not in (TASK_FILE, OWNER_FILE)
         }
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        discard(directory)
     return {"exit_code": exit_code, "node": ray.util.get_node_ip_address(), "files": files}
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
-import shutil
 import sys
 import threading
 import time
@@ -37,7 +36,8 @@ from mle_gym.grading.rewards import REWARD_MODES
 from mle_gym.grading.submission_cap import submission_cap
 from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxSpec
 from mle_gym.sandbox.factory import BACKENDS, check_options, make_sandbox
-from mle_gym.sandbox.scratch import owned_dir
+from mle_gym.sandbox.scratch import discard, owned_dir
+from mle_gym.sandbox.teardown import attempt
 from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, editor, parse_action
 from mle_gym.tools.actions import CALL_ID
 from mle_gym.tools.bash import describe_result, run_bash
@@ -287,11 +287,12 @@ class CompetitionEnv(gym.Env):
         )
 
     def _teardown(self) -> None:
+        """Total, so that reset() and close() never fail on what the agent left."""
         self._pending = None
         self._started = None
-        self.sandbox.stop()
+        attempt("stopping the sandbox", self.sandbox.stop)
         if self._host_dir is not None:
-            shutil.rmtree(self._host_dir, ignore_errors=True)
+            discard(self._host_dir)
             self._host_dir = None
 
     def _time_left(self) -> float:

@@ -51,13 +51,9 @@ from harbor.models.task.config import NetworkMode
 from mle_gym.export.harbor import ANSWERS_DIR
 from mle_gym.grading.submission_cap import MIN_SUBMISSION_CAP, submission_cap
 from mle_gym.sandbox import containers
-from mle_gym.sandbox.docker import (
-    AGENT_USER,
-    DEFAULT_DISK,
-    DEFAULT_INODES,
-    workspace_tmpfs,
-)
+from mle_gym.sandbox.docker import AGENT_USER, DEFAULT_DISK, workspace_tmpfs
 from mle_gym.sandbox.engine import connect
+from mle_gym.sandbox.workspace import DEFAULT_FILES
 
 IMAGE_REPOSITORY = "mle-gym-harbor"
 _TIMED_OUT = 124  # coreutils `timeout`
@@ -147,7 +143,7 @@ class MleGymDockerEnvironment(BaseEnvironment):
         self,
         *args: Any,
         workspace_disk: str | None = DEFAULT_DISK,
-        workspace_inodes: int | None = DEFAULT_INODES,
+        workspace_inodes: int | None = DEFAULT_FILES,
         max_download_bytes: int | None = None,
         **kwargs: Any,
     ) -> None:

@@ -4,13 +4,13 @@ The agent runs as the image's unprivileged user with no capabilities, no network
 asked), and memory, CPU, pids and shm limits. The container's keeper process runs as root
 (still without capabilities), so the agent cannot stop the container by killing it. The
 root file system is read-only; the writable places (/home/code, /home/submission, /tmp and
-the agent's home) are size-limited tmpfs mounts charged to the container's memory, so the
-host's disk is never filled. The public data is bind-mounted read-only at /home/data and
-the host-written logs at /home/logs. The persistent shell is a `docker exec` with a tty
-whose socket pexpect drives, exactly like the local pty; its commands' output comes back
-through a second, tty-less exec that copies a FIFO (shell.py says why). Files move
-through separate execs with a fixed argv, as the agent's user, never through the agent's
-shell.
+the agent's home) are tmpfs mounts limited in size and in files (inodes), charged to the
+container's memory, so the host's disk and inodes are never filled. The public data is
+bind-mounted read-only at /home/data and the host-written logs at /home/logs. The
+persistent shell is a `docker exec` with a tty whose socket pexpect drives, exactly like
+the local pty; its commands' output comes back through a second, tty-less exec that
+copies a FIFO (shell.py says why). Files move through separate execs with a fixed argv,
+as the agent's user, never through the agent's shell.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-import shutil
 import socket
 import uuid
 from pathlib import Path
@@ -41,9 +40,11 @@ from mle_gym.sandbox.engine import connect
 from mle_gym.sandbox.environment import shell_environment
 from mle_gym.sandbox.gpus import GpuSpec, device_requests
 from mle_gym.sandbox.image import DEFAULT_IMAGE, OFFLINE_IMAGE
-from mle_gym.sandbox.scratch import owned_dir, sweep_once
+from mle_gym.sandbox.scratch import discard, owned_dir, sweep_once
 from mle_gym.sandbox.shell import OUTPUT_FD, OutputPipe, ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
+from mle_gym.sandbox.teardown import attempt
+from mle_gym.sandbox.workspace import DEFAULT_FILES
 
 _SHELL = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -70,13 +71,12 @@ AGENT_HOME = "/home/agent"
 #: Each writable tmpfs's bounds: bytes, and files (a tmpfs's default allows half the
 #: host's memory pages as files, millions, each costing kernel memory).
 DEFAULT_DISK = "8g"
-DEFAULT_INODES = 1_000_000
 
 
 def workspace_tmpfs(
     user: str = AGENT_USER,
     disk: str | None = DEFAULT_DISK,
-    inodes: int | None = DEFAULT_INODES,
+    inodes: int | None = DEFAULT_FILES,
     sticky: tuple[str, ...] = ("/tmp",),
     executable: bool = False,
 ) -> dict[str, str]:
@@ -130,6 +130,7 @@ class DockerSandbox(ShellBackedSandbox):
         user: str = AGENT_USER,
         disk: str | None = DEFAULT_DISK,
         network_name: str | None = None,
+        files: int = DEFAULT_FILES,
     ) -> None:
         self.client = connect()
         self.image = resolve_image(self.client, image)
@@ -141,6 +142,7 @@ class DockerSandbox(ShellBackedSandbox):
         self.device_requests = device_requests(gpus)
         self.user = user
         self.disk = disk
+        self.files = int(files)
         #: With network=True: a Docker network of the user's to join instead of the default
         #: bridge (which reaches every host service bound to 0.0.0.0), e.g. one made with
         #: `docker network create --internal` or one behind the user's own firewall rules.
@@ -191,7 +193,7 @@ class DockerSandbox(ShellBackedSandbox):
                 **{str(b.source.resolve()): {"bind": b.target, "mode": "ro"} for b in spec.binds},
             },
             read_only=True,
-            tmpfs=workspace_tmpfs(self.user, self.disk),
+            tmpfs=workspace_tmpfs(self.user, self.disk, self.files),
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             privileged=False,
@@ -323,16 +325,18 @@ class DockerSandbox(ShellBackedSandbox):
         )
 
     def stop(self) -> None:
+        """Remove the container and the host files. Total: a step that fails is logged
+        (the container stays labelled for `mle-gym gc`) and the others still run."""
         if self.shell is not None:
-            self.shell.stop()
+            attempt("stopping the shell", self.shell.stop)
             self.shell = None
         if self.container is not None:
-            with contextlib.suppress(NotFound):
-                self.container.remove(force=True)
-            containers.untrack(self.container)
+            container = self.container
+            if attempt("removing the container", lambda: _remove(container)):
+                containers.untrack(container)
             self.container = None
         if self.host_dir is not None:
-            shutil.rmtree(self.host_dir, ignore_errors=True)
+            discard(self.host_dir)
             self.host_dir = None
         self.logs_dir = None
 
@@ -484,6 +488,11 @@ def _host_id(pid: int, kind: str, inner: int) -> int:
         if start <= inner < start + count:
             return outside + inner - start
     raise SandboxError(f"id {inner} is not mapped in {kind} of process {pid}")
+
+
+def _remove(container: Any) -> None:
+    with contextlib.suppress(NotFound):
+        container.remove(force=True)
 
 
 def _demux(stream: bytes) -> tuple[bytes, bytes]:

@@ -10,7 +10,7 @@ BACKENDS = ("local", "docker")
 
 #: The options each backend takes (sandbox_options), checked when an env is made.
 OPTIONS = {
-    "local": ("isolation", "memory", "cpus", "pids_limit", "disk", "uid"),
+    "local": ("isolation", "memory", "cpus", "pids_limit", "disk", "uid", "files"),
     "docker": (
         "image",
         "memory",
@@ -21,6 +21,7 @@ OPTIONS = {
         "user",
         "disk",
         "network_name",
+        "files",
     ),
 }
 

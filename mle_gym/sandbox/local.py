@@ -2,7 +2,8 @@
 
 Under bubblewrap the sandbox sees only system software (/usr, a few files of /etc, the
 Python that runs mle_gym), the public data read-only at /home/data, and its own writable
-/home/code, /home/submission and /tmp; it has no network (or, when asked, its own network
+/home/code, /home/submission and /tmp (tmpfs mounts bounded in bytes, and /home/code and
+/home/submission in files too: workspace.py); it has no network (or, when asked, its own network
 namespace with an outbound-only uplink), its own pid, ipc and uts namespaces, a seccomp
 filter (no keyrings, mounts, user namespaces or TIOCSTI), a fresh session keyring, a
 read-only /proc/sys, and a cgroup with memory, process and CPU limits.
@@ -48,9 +49,11 @@ from mle_gym.sandbox.cgroup import Cgroup, CgroupUnavailable, parse_bytes
 from mle_gym.sandbox.environment import shell_environment
 from mle_gym.sandbox.network import Uplink
 from mle_gym.sandbox.rootfs import RootFiles
-from mle_gym.sandbox.scratch import owned_dir, sweep_once
+from mle_gym.sandbox.scratch import discard, owned_dir, sweep_once
 from mle_gym.sandbox.shell import OUTPUT_FD, OutputPipe, ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
+from mle_gym.sandbox.teardown import attempt
+from mle_gym.sandbox.workspace import DEFAULT_FILES, Workspace, WorkspaceUnavailable
 
 # /etc entries programs need to run (name resolution, linker cache, certificates, locale).
 _ETC_ENTRIES = (
@@ -288,8 +291,9 @@ class LocalSandbox(ShellBackedSandbox):
     """Runs the agent's shell on this machine; `isolation` is "bwrap" or "none".
 
     `memory` (e.g. "16g"), `cpus` (cores, fractional allowed) and `pids_limit` bound the
-    sandbox through a cgroup; `disk` bounds /tmp, /dev/shm and the tmpfs mounts; `uid` is
-    the agent's host uid when this process is root.
+    sandbox through a cgroup; `disk` bounds each of /tmp, /dev/shm, /home/code and
+    /home/submission in bytes, and `files` the last two in files (inodes); `uid` is the
+    agent's host uid when this process is root.
     """
 
     def __init__(
@@ -300,6 +304,7 @@ class LocalSandbox(ShellBackedSandbox):
         pids_limit: int | None = 4096,
         disk: str | int | None = "8g",
         uid: int = ROOT_HOST_AGENT_UID,
+        files: int = DEFAULT_FILES,
     ) -> None:
         if isolation not in ("bwrap", "none"):
             raise ValueError("isolation must be 'bwrap' or 'none'")
@@ -314,6 +319,7 @@ class LocalSandbox(ShellBackedSandbox):
         self.cpus = float(cpus) if cpus is not None else None
         self.pids_limit = pids_limit
         self.disk = parse_bytes(disk) if disk is not None else None
+        self.files = int(files)
         self.as_root = os.geteuid() == 0
         self.agent_uid = uid
         self.paths = SandboxPaths()
@@ -321,6 +327,7 @@ class LocalSandbox(ShellBackedSandbox):
         self.shell: ShellSession | None = None
         self.cgroup: Cgroup | None = None
         self.uplink: Uplink | None = None
+        self.workspace: Workspace | None = None
         self._files = RootFiles(
             self._sandbox_pid,
             uid=uid if self.as_root and self.isolated else None,
@@ -333,21 +340,25 @@ class LocalSandbox(ShellBackedSandbox):
         self.stop()
         sweep_once()
         self.root = owned_dir("episode")
-        for name in ("code", "submission", "logs"):
-            (self.root / name).mkdir()
-        if self.as_root and self.isolated:
-            for name in ("code", "submission"):
-                os.chown(self.root / name, self.agent_uid, self.agent_uid)
-        self.logs_dir = self.root / "logs"
-        self._network = spec.network
-        self.cgroup = self._make_cgroup()
-        argv = self._bwrap_argv(spec) if self.isolated else self._unshare_argv(spec)
+        try:
+            for name in ("code", "submission", "logs"):
+                (self.root / name).mkdir()
+            self.logs_dir = self.root / "logs"
+            self._network = spec.network
+            if self.isolated:
+                self.workspace = self._make_workspace()
+            self.cgroup = self._make_cgroup()
+            argv = self._bwrap_argv(spec) if self.isolated else self._unshare_argv(spec)
+        except BaseException:
+            self.stop()
+            raise
         env = shell_environment(
             home="/tmp" if self.isolated else "/home/agent-home",
             path=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
             extra=spec.env,
         )
         cwd = str(self.root)
+        kept = self.workspace.descriptors if self.workspace is not None else ()
 
         def spawn() -> tuple[pexpect.spawn, OutputPipe]:
             read_end, first = os.pipe()
@@ -364,7 +375,7 @@ class LocalSandbox(ShellBackedSandbox):
                     echo=False,
                     dimensions=(50, 200),
                     preexec_fn=self._in_child_before_exec,
-                    pass_fds=(write_end,),
+                    pass_fds=(write_end, *kept),
                 )
             except BaseException:
                 os.close(read_end)
@@ -383,6 +394,30 @@ class LocalSandbox(ShellBackedSandbox):
         except BaseException:
             self.stop()
             raise
+
+    def _make_workspace(self) -> Workspace | None:
+        """tmpfs mounts for code and submission, bounded in bytes and files."""
+        assert self.root is not None
+        workspace = Workspace(
+            [self.root / "code", self.root / "submission"],
+            size=self.disk,
+            files=self.files,
+            uid=self.agent_uid if self.as_root else None,
+        )
+        try:
+            workspace.create()
+        except WorkspaceUnavailable as exc:
+            if self.as_root:
+                raise SandboxError(f"could not bound the sandbox's files: {exc}") from exc
+            warnings.warn(
+                f"mle_gym: /home/code and /home/submission are host directories ({exc}), "
+                "bounded only by the host's disk; allow user namespaces for `unshare` or "
+                "use backend='docker'",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return None
+        return workspace
 
     def _make_cgroup(self) -> Cgroup | None:
         if self.memory is None and self.pids_limit is None and self.cpus is None:
@@ -403,12 +438,15 @@ class LocalSandbox(ShellBackedSandbox):
         return group
 
     def _in_child_before_exec(self) -> None:
-        """In the forked child: join the cgroup, take a fresh keyring, pass the filter."""
+        """In the forked child: join the cgroup, take a fresh keyring, pass the filter,
+        and enter the workspace's namespaces last (they may change the user namespace)."""
         if self.cgroup is not None:
             self.cgroup.join()
         _join_fresh_keyring()
         if self.isolated:
             os.dup2(seccomp.program_fd(), _SECCOMP_FD)
+        if self.workspace is not None:
+            self.workspace.enter()
 
     def _bwrap_argv(self, spec: SandboxSpec) -> list[str]:
         assert self.root is not None
@@ -495,18 +533,23 @@ class LocalSandbox(ShellBackedSandbox):
         return _human(self.memory)
 
     def stop(self) -> None:
-        self._files.close()
+        """End every process and remove every file of the sandbox. Total: a step that
+        fails is logged and the others still run, so a start after it is clean."""
+        attempt("closing the file worker", self._files.close)
         if self.uplink is not None:
-            self.uplink.stop()
+            attempt("stopping the network uplink", self.uplink.stop)
             self.uplink = None
         if self.shell is not None:
-            self.shell.stop()
+            attempt("stopping the shell", self.shell.stop)
             self.shell = None
         if self.cgroup is not None:
-            self.cgroup.remove()
+            attempt("removing the cgroup", self.cgroup.remove)
             self.cgroup = None
+        if self.workspace is not None:
+            attempt("releasing the workspace", self.workspace.close)
+            self.workspace = None
         if self.root is not None:
-            shutil.rmtree(self.root, ignore_errors=True)
+            discard(self.root)
             self.root = None
         self.logs_dir = None
 

@@ -3,14 +3,18 @@
 Each directory holds an `owner` file with the creating process's pid and start time (a
 reused pid does not pass for the owner). `sweep` removes the directories whose owner is
 gone; sandboxes call it when a process starts its first one, and `mle-gym gc` calls it.
+`discard` removes the owner file last, so a folder that could not be removed whole still
+names its owner, and a later sweep tries again. Neither ever raises: a tree an agent
+shaped must not break the next episode's start.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from pathlib import Path
+
+from mle_gym.sandbox.teardown import attempt, remove_tree
 
 PREFIX = "mle-gym-"
 OWNER_FILE = "owner"
@@ -42,12 +46,25 @@ def owner_alive(directory: Path) -> bool | None:
     return process_identity(pid) == owner
 
 
+def discard(directory: Path) -> bool:
+    """Remove an owned directory, its owner file last; True when nothing is left."""
+    return remove_tree(directory, last=OWNER_FILE)
+
+
 def sweep(parent: Path | None = None, pattern: str = f"{PREFIX}*") -> list[Path]:
-    """Remove the owned directories under `parent` (the temp dir) whose owner is gone."""
+    """Remove the owned directories under `parent` (the temp dir) whose owner is gone;
+    return those removed. What cannot be removed is logged and left for the next sweep."""
     removed = []
-    for directory in Path(parent or tempfile.gettempdir()).glob(pattern):
-        if directory.is_dir() and owner_alive(directory) is False:
-            shutil.rmtree(directory, ignore_errors=True)
+    try:
+        candidates = list(Path(parent or tempfile.gettempdir()).glob(pattern))
+    except OSError:
+        return removed
+    for directory in candidates:
+        try:
+            dead = directory.is_dir() and owner_alive(directory) is False
+        except OSError:
+            continue
+        if dead and discard(directory):
             removed.append(directory)
     return removed
 
@@ -60,4 +77,4 @@ def sweep_once() -> None:
     global _swept
     if not _swept:
         _swept = True
-        sweep()
+        attempt("sweeping scratch folders of dead processes", sweep)
