@@ -44,8 +44,9 @@ HOARD = (
     "time.sleep(600)\n"
 )
 ONE_MORE = (
-    "import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
-    "print(libc.inotify_init(), ctypes.get_errno())"
+    "import ctypes\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "print(libc.inotify_init(), ctypes.get_errno())\n"
 )
 
 
@@ -161,12 +162,14 @@ def test_one_sandbox_cannot_take_anothers_inotify_instances(
     backend: str, public: Path, request: pytest.FixtureRequest
 ) -> None:
     """A takes inotify instances until the kernel refuses (EMFILE: its uid's quota is
-    spent); B, running at the same time, can still make one: their uids differ."""
+    spent); B, running at the same time, can still make one: their uids differ. The host
+    writes each one's script into its /home/code, as that sandbox's own uid."""
     if backend == "local":
         require(os.geteuid() == 0, "distinct host uids for local sandboxes need root")
     hoarder, other = _two_sandboxes(backend, public, request)
-    hoarder.write_file("/tmp/hoard.py", HOARD.encode())
-    hoarder.run("python3 /tmp/hoard.py > /tmp/hoard.out 2>&1 &", 20)
+    hoarder.write_file("/home/code/hoard.py", HOARD.encode())
+    other.write_file("/home/code/one_more.py", ONE_MORE.encode())
+    hoarder.run("python3 hoard.py > /tmp/hoard.out 2>&1 &", 20)
     taken = ""
     for _ in range(100):
         taken = hoarder.run("sleep 0.1; cat /tmp/hoard.out", 20).output.split()
@@ -174,10 +177,12 @@ def test_one_sandbox_cannot_take_anothers_inotify_instances(
             break
     count, errno = map(int, taken)
     assert errno == 24 and count < 1000  # EMFILE from the quota, not from the fd limit
-    fd, errno = map(int, other.run(f'python3 -c "{ONE_MORE}"', 20).output.split())
+    fd, errno = map(int, other.run("python3 one_more.py", 20).output.split())
     assert fd >= 0, f"the other sandbox could not make an inotify instance (errno {errno})"
     uids = [box.run("id -u", 20).output.strip() for box in (hoarder, other)]
     assert uids[0] != uids[1], uids
+    owners = [box.run("stat -c %u *.py", 20).output.strip() for box in (hoarder, other)]
+    assert owners == uids
 
 
 # -- CPU ---------------------------------------------------------------------------------------
