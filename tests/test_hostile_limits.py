@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -19,7 +21,7 @@ import pytest
 import mle_gym
 from mle_gym.grading.bounded import GradingLimits
 from mle_gym.sandbox.base import Sandbox, SandboxSpec
-from mle_gym.sandbox.cgroup import parse_bytes
+from mle_gym.sandbox.cgroup import Cgroup, CgroupUnavailable, parse_bytes
 from mle_gym.sandbox.host_limits import (
     GRADER_MIN,
     SANDBOX_MIN,
@@ -43,6 +45,7 @@ HOARD = (
     "print(taken, ctypes.get_errno(), flush=True)\n"
     "time.sleep(600)\n"
 )
+PRINT_HOST_MEMORY = "from mle_gym.sandbox import host_limits; print(host_limits.host_memory())"
 ONE_MORE = (
     "import ctypes\n"
     "libc = ctypes.CDLL(None, use_errno=True)\n"
@@ -87,6 +90,23 @@ def test_default_memory_is_a_share_of_the_host(
     assert episodes * (limits.sandbox_memory + limits.grader_memory) <= memory
     assert limits.sandbox_memory >= SANDBOX_MIN and limits.grader_memory >= GRADER_MIN
     assert limits.sandbox_memory <= 16 * GIB and limits.grader_memory <= 8 * GIB
+
+
+def test_a_lower_cgroup_limit_of_this_process_is_the_hosts_memory() -> None:
+    """A process in a cgroup with a 3 GiB memory limit counts 3 GiB, not MemTotal."""
+    group = Cgroup(memory=3 * GIB, pids=None, cpus=None)
+    try:
+        group.create()
+    except CgroupUnavailable as exc:
+        require(False, f"no cgroup can be made here ({exc}): run as root")
+    try:
+        seen = subprocess.run(
+            [sys.executable, "-c", PRINT_HOST_MEMORY], preexec_fn=group.join,
+            capture_output=True, text=True, check=True, timeout=60,
+        ).stdout  # fmt: skip
+    finally:
+        group.remove()
+    assert int(seen) == 3 * GIB
 
 
 @pytest.mark.timeout(180)
