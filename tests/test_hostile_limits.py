@@ -130,6 +130,7 @@ def test_make_vec_gives_each_episode_its_share_and_options_still_win(mle_home: P
         first.reset(seed=0)
         first.step("cp /home/data/sample_submission.csv /home/submission/submission.csv")
         group = envs[0].sandbox.cgroup
+        require(group is not None, "no cgroup for the local sandbox: run as root")
         assert group is not None
         limit_file = group.dirs.get("v2", Path()) / "memory.max"
         if "v2" not in group.dirs:
@@ -213,8 +214,7 @@ def test_local_sandbox_has_a_cpu_quota_by_default(public: Path) -> None:
     box = LocalSandbox()
     box.start(SandboxSpec(public))
     try:
-        if box.cgroup is None:
-            require(False, "no cgroup for the local sandbox: run as root")
+        require(box.cgroup is not None, "no cgroup for the local sandbox: run as root")
         assert box.cgroup is not None
         quota = int(host_cpus() * 100_000)
         if "v2" in box.cgroup.dirs:
