@@ -66,7 +66,8 @@ def make_vec(
 ) -> VectorEnv:
     """`num_envs` copies of `env_id` (e.g. "mle/sklearn-digits-v0") as one vector env.
 
-    `env_kwargs` go to every sub-env's `gym.make` (backend, time_limit, sandbox_options, ...).
+    `env_kwargs` go to every sub-env's `gym.make` (backend, time_limit, sandbox_options, ...);
+    `concurrent_episodes` defaults to `num_envs`, so the default memory limits fit the host.
     "sync" steps the sub-envs one after the other in this process (for debugging); "async"
     runs them in parallel worker processes started with multiprocessing `context`.
     """
@@ -75,6 +76,8 @@ def make_vec(
     if vectorization_mode not in VECTORIZATION_MODES:
         raise ValueError(f"vectorization_mode must be one of {VECTORIZATION_MODES}")
     mode = _autoreset_mode(autoreset_mode)
+    # the sub-envs share the host: each one's default memory limits are its share of it
+    env_kwargs.setdefault("concurrent_episodes", num_envs)
     env_fns = [
         partial(gym.make, env_id, **kwargs)
         for kwargs in per_env_kwargs(num_envs, env_kwargs, gpus, gpus_per_env)

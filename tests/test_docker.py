@@ -20,6 +20,7 @@ from mle_gym.data import CompetitionDirs
 from mle_gym.data.checksums import md5_of
 from mle_gym.sandbox.containers import LABEL, LABEL_PID
 from mle_gym.sandbox.gpus import assign_gpus, device_requests
+from mle_gym.sandbox.uids import AGENT_UIDS
 
 pytestmark = pytest.mark.docker
 
@@ -47,11 +48,8 @@ def run(env, command: str) -> tuple[str, dict]:
 
 
 def test_container_is_unprivileged_and_labelled(env, docker_engine) -> None:
-    assert run(env, "id -u; grep CapEff /proc/self/status")[0].split() == [
-        "1000",
-        "CapEff:",
-        "0000000000000000",
-    ]
+    uid, *caps = run(env, "id -u; grep CapEff /proc/self/status")[0].split()
+    assert int(uid) in AGENT_UIDS and caps == ["CapEff:", "0000000000000000"]
     (container,) = _ours(docker_engine)
     attrs = container.attrs["HostConfig"]
     assert attrs["NetworkMode"] == "none" and not attrs["Privileged"]

@@ -15,7 +15,7 @@ import pytest
 import mle_gym  # noqa: F401
 from mle_gym.data import CompetitionDirs
 from mle_gym.data.checksums import md5_of
-from mle_gym.sandbox.local import ROOT_HOST_AGENT_UID
+from mle_gym.sandbox.uids import AGENT_UIDS
 from tests.conftest import REPO, SHARED, require_bwrap
 
 
@@ -97,8 +97,8 @@ def test_rm_rf_of_everything_writable_harms_nothing_outside(env, spaceship_home,
     before = {p.name: md5_of(p) for p in public.iterdir()}
     # Only after checking the host is out of sight is the destructive command run.
     assert "No such file" in run(env, f"ls {tmp_path} {REPO} 2>&1")
-    agent_uid = ROOT_HOST_AGENT_UID if os.geteuid() == 0 else 1000
-    assert run(env, "id -u").strip() == str(agent_uid)
+    agent_uid = int(run(env, "id -u"))
+    assert agent_uid in AGENT_UIDS if os.geteuid() == 0 else agent_uid == 1000
     run(env, "rm -rf --no-preserve-root / 2>/dev/null; echo finished")
     assert sentinel.read_text() == "keep me"
     assert {p.name: md5_of(p) for p in public.iterdir()} == before

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from mle_gym.sandbox.host_limits import CONCURRENCY_VARIABLE
+
 #: Policy secrets (API keys) travel in the worker's environment, never in a file.
 SECRETS_ENV = "MLE_GYM_POLICY_SECRETS"
 
@@ -31,9 +33,11 @@ def start_worker(
     gpus: Sequence[str] | None = None,
     secrets: dict[str, Any] | None = None,
     tmpdir: Path | None = None,
+    concurrent: int | None = None,
 ) -> subprocess.Popen:
     """Start the worker for the episode whose task.json is in `directory`; it ends when this
-    process does. `tmpdir` is where its sandboxes' workspaces go (default: the usual one)."""
+    process does. `tmpdir` is where its sandboxes' workspaces go (default: the usual one);
+    `concurrent`: how many episodes share the host (their default limits divide it)."""
     # -P: the current directory does not go first on sys.path, so a folder there named
     # `mle_gym` (a clone, say) cannot shadow the installed package as a namespace package
     # that registers no envs. The episode directory is made absolute for the same reason.
@@ -54,6 +58,8 @@ def start_worker(
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
     if tmpdir is not None:
         env["TMPDIR"] = str(tmpdir)
+    if concurrent is not None:
+        env[CONCURRENCY_VARIABLE] = str(concurrent)
     # A session of its own: a Ctrl-C in the terminal reaches the runner, which stops the
     # workers in order, rather than every worker at once.
     return subprocess.Popen(

@@ -64,7 +64,9 @@ class LocalScheduler:
         slot = next(k for k in range(len(busy) + 1) if k not in busy)
         gpus = assign_gpus(self.gpus, slot, self.gpus_per_episode) if self.gpus else None
         log = open(directory / LOG_FILE, "ab")  # noqa: SIM115  (closed when the worker ends)
-        process = start_worker(directory, log, gpus=gpus, secrets=self.secrets)
+        process = start_worker(
+            directory, log, gpus=gpus, secrets=self.secrets, concurrent=self.capacity
+        )
         self._running.append(_Running(task, directory, slot, process, log))
 
     def wait(self, timeout: float) -> list[tuple[EpisodeTask, Outcome]]:

@@ -36,6 +36,7 @@ from mle_gym.grading.rewards import REWARD_MODES
 from mle_gym.grading.submission_cap import submission_cap
 from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxSpec
 from mle_gym.sandbox.factory import BACKENDS, check_options, make_sandbox
+from mle_gym.sandbox.host_limits import MIB, concurrency, episode_limits
 from mle_gym.sandbox.scratch import discard, owned_dir
 from mle_gym.sandbox.teardown import attempt
 from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, editor, parse_action
@@ -59,6 +60,7 @@ class CompetitionEnv(gym.Env):
         sandbox_options: dict[str, Any] | None = None,
         render_mode: str | None = None,
         observation_format: str = "text",
+        concurrent_episodes: int | None = None,
     ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -92,7 +94,12 @@ class CompetitionEnv(gym.Env):
         self.reward_mode = reward_mode
         self.network = network
         self.render_mode = render_mode
+        # Memory defaults are this episode's share of the host (host_limits.py), with
+        # `concurrent_episodes` (make_vec's num_envs, the batch runner's workers) sharing it.
+        limits = episode_limits(concurrency(concurrent_episodes))
         self._sandbox_options = dict(sandbox_options or {})
+        if self._sandbox_options.get("memory", "auto") == "auto":
+            self._sandbox_options["memory"] = f"{limits.sandbox_memory // MIB}m"
         self._statement_cache: str | None = None
         self.action_space = ToolActionSpace()
         self.observation_format = observation_format
@@ -111,7 +118,7 @@ class CompetitionEnv(gym.Env):
         self._done = True
         self._last_observation = ""
         self.episode_seed: int | None = None
-        self.grading_limits = GradingLimits()
+        self.grading_limits = GradingLimits(memory=limits.grader_memory, memory_added=True)
         self._call_lock = threading.Lock()
         self._worker: ThreadPoolExecutor | None = None
 

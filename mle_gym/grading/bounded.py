@@ -35,11 +35,17 @@ from mle_gym.grading.report import GradeReport
 
 @dataclass(frozen=True)
 class GradingLimits:
-    """What one grade may use: address space (bytes), CPU seconds and wall-clock seconds."""
+    """What one grade may use: address space (bytes), CPU seconds and wall-clock seconds.
+
+    `memory` caps the child's whole address space; with `memory_added` it caps what the
+    child may add to the address space it inherits from the fork. That inheritance (the
+    env's threads' stacks and malloc arenas: 1-2 GiB, mostly never backed by memory) is no
+    memory the grade spends, so an episode's share of the host is counted this way."""
 
     memory: int = 8 * 1024**3
     cpu_seconds: int = 900
     wall_seconds: float = 1200.0
+    memory_added: bool = False
 
 
 def _failed(competition_id: str, shown: str | None, reason: str) -> GradeReport:
@@ -59,7 +65,8 @@ def _grade_in_child(
     # The parent's objects are not this child's garbage: left out of its collections, they
     # are not walked, so their pages are not copied.
     gc.freeze()
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
+    cap = limits.memory + (_address_space() if limits.memory_added else 0)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
     # The system allocator hands freed blocks back, where pyarrow's default pools keep them:
     # a grade's peak memory is then what it holds, not what it once held. (jemalloc peaks
@@ -72,12 +79,18 @@ def _grade_in_child(
         reason = f"the grader needs the package {exc.name!r}" + (f": {hint}" if hint else "")
         report = _failed(competition_id, shown, reason)
     except MemoryError:
-        report = _failed(
-            competition_id, shown, f"it needed more than {limits.memory:,} bytes of memory"
-        )
+        beyond = " beyond the grading process's start" if limits.memory_added else ""
+        reason = f"it needed more than {limits.memory:,} bytes of memory{beyond}"
+        report = _failed(competition_id, shown, reason)
     except Exception as exc:  # a grader bug must still give a report
         report = _failed(competition_id, shown, f"the grader failed: {type(exc).__name__}: {exc}")
     out.write_bytes(pickle.dumps(report))
+
+
+def _address_space() -> int:
+    """This process's virtual size in bytes."""
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[0]) * resource.getpagesize()
 
 
 def _wait(pid: int, gone: int, seconds: float) -> int | None:

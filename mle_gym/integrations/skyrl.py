@@ -45,6 +45,7 @@ ENV_OPTIONS = (
     "reward_mode",
     "network",
     "sandbox_options",
+    "concurrent_episodes",
 )
 
 SYSTEM_PROMPT = """\

@@ -18,6 +18,8 @@ from pathlib import Path
 
 _ROOT = Path("/sys/fs/cgroup")
 _CPU_PERIOD_US = 100_000
+#: v1 writes "no limit" as a page-rounded 2**63 - 1; anything this large is none.
+_NO_LIMIT = 1 << 60
 
 
 class CgroupUnavailable(RuntimeError):
@@ -47,6 +49,25 @@ def _own_group(controller: str | None) -> Path:
         if controller is not None and controller in controllers.split(","):
             return _ROOT / controller / path.lstrip("/")
     raise CgroupUnavailable(f"no {controller or 'v2'} cgroup for this process")
+
+
+def own_memory_limit() -> int | None:
+    """The lowest memory limit on this process's cgroup and its ancestors (None: none)."""
+    unified = (_ROOT / "cgroup.controllers").is_file()
+    try:
+        group = _own_group(None if unified else "memory")
+    except (OSError, CgroupUnavailable):
+        return None
+    top = _ROOT if unified else _ROOT / "memory"
+    limits = []
+    for directory in [group, *group.parents]:
+        if not directory.is_relative_to(top):
+            break
+        with contextlib.suppress(OSError, ValueError):
+            text = (directory / ("memory.max" if unified else "memory.limit_in_bytes")).read_text()
+            if text.strip() != "max" and int(text) < _NO_LIMIT:
+                limits.append(int(text))
+    return min(limits, default=None)
 
 
 @dataclass

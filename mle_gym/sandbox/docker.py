@@ -1,16 +1,18 @@
 """The Docker backend: one container per episode, driven through the Docker SDK.
 
-The agent runs as the image's unprivileged user with no capabilities, no network (unless
-asked), and memory, CPU, pids and shm limits. The container's keeper process runs as root
-(still without capabilities), so the agent cannot stop the container by killing it. The
-root file system is read-only; the writable places (/home/code, /home/submission, /tmp and
-the agent's home) are tmpfs mounts limited in size and in files (inodes), charged to the
-container's memory, so the host's disk and inodes are never filled. The public data is
-bind-mounted read-only at /home/data and the host-written logs at /home/logs. The
-persistent shell is a `docker exec` with a tty whose socket pexpect drives, exactly like
-the local pty; its commands' output comes back through a second, tty-less exec that
-copies a FIFO (shell.py says why). Files move through separate execs with a fixed argv,
-as the agent's user, never through the agent's shell.
+The agent runs as an unprivileged uid of its own (uids.py: containers share the host's
+per-user kernel quotas, so no two running sandboxes share a uid) with no capabilities, no
+network (unless asked), and memory, CPU, pids and shm limits. The container's keeper
+process runs as root (still without capabilities), so the agent cannot stop the container
+by killing it. The root file system is read-only; the writable places (/home/code,
+/home/submission, /tmp and the agent's home) are tmpfs mounts limited in size and in files
+(inodes), charged to the container's memory, so the host's disk and inodes are never
+filled. The public data is bind-mounted
+read-only at /home/data and the host-written logs at /home/logs. The persistent shell is
+a `docker exec` with a tty whose socket pexpect drives, exactly like the local pty; its
+commands' output comes back through a second, tty-less exec that copies a FIFO (shell.py
+says why). Files move through separate execs with a fixed argv, as the agent's user,
+never through the agent's shell.
 """
 
 from __future__ import annotations
@@ -39,12 +41,14 @@ from mle_gym.sandbox.cgroup import parse_bytes
 from mle_gym.sandbox.engine import connect
 from mle_gym.sandbox.environment import shell_environment
 from mle_gym.sandbox.gpus import GpuSpec, device_requests
+from mle_gym.sandbox.host_limits import MIB, episode_limits, host_cpus
 from mle_gym.sandbox.image import DEFAULT_IMAGE, OFFLINE_IMAGE
 from mle_gym.sandbox.scratch import discard, owned_dir, sweep_once
 from mle_gym.sandbox.shell import OUTPUT_FD, OutputPipe, ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 from mle_gym.sandbox.teardown import attempt
 from mle_gym.sandbox.workspace import DEFAULT_FILES
+from mle_gym.sandbox.uids import UidLease, lease_uid
 
 _SHELL = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -117,30 +121,38 @@ def resolve_image(client: Any, tag: str | None) -> str:
 
 
 class DockerSandbox(ShellBackedSandbox):
-    """A container per episode; every limit has a safe default and can be changed."""
+    """A container per episode; every limit has a safe default and can be changed.
+
+    `memory` "auto": one episode's share of the host (host_limits.py); `cpus` "auto": every
+    core this process may use; `user` ("uid:gid"), default: a uid of the sandbox's own.
+    """
 
     def __init__(
         self,
         image: str | None = None,
-        memory: str | None = "16g",
-        cpus: float | None = float(os.cpu_count() or 1),
+        memory: str | int | None = "auto",
+        cpus: float | str | None = "auto",
         pids_limit: int | None = 1024,
         shm_size: str | None = "2g",
         gpus: GpuSpec = None,
-        user: str = AGENT_USER,
+        user: str | None = None,
         disk: str | None = DEFAULT_DISK,
         network_name: str | None = None,
         files: int = DEFAULT_FILES,
     ) -> None:
         self.client = connect()
         self.image = resolve_image(self.client, image)
+        if memory == "auto":
+            memory = f"{episode_limits(1).sandbox_memory // MIB}m"
         self.memory = memory
-        self.cpus = cpus
+        self.cpus = host_cpus() if cpus == "auto" else float(cpus) if cpus is not None else None
         self.pids_limit = pids_limit
         self.shm_size = shm_size
         self.gpus = gpus
         self.device_requests = device_requests(gpus)
         self.user = user
+        self._chosen_user = user
+        self._uid_lease: UidLease | None = None
         self.disk = disk
         self.files = int(files)
         #: With network=True: a Docker network of the user's to join instead of the default
@@ -174,6 +186,7 @@ class DockerSandbox(ShellBackedSandbox):
         logs.mkdir()
         logs.chmod(0o755)
         self._env = shell_environment(home=AGENT_HOME, path=None, extra=spec.env)
+        names = self._take_user()
         episode = uuid.uuid4().hex[:12]
         options: dict[str, Any] = dict(
             image=self.image,
@@ -191,6 +204,7 @@ class DockerSandbox(ShellBackedSandbox):
                 str(spec.public_dir.resolve()): {"bind": self.paths.data, "mode": "ro"},
                 str(logs): {"bind": self.paths.logs, "mode": "ro"},
                 **{str(b.source.resolve()): {"bind": b.target, "mode": "ro"} for b in spec.binds},
+                **names,
             },
             read_only=True,
             tmpfs=workspace_tmpfs(self.user, self.disk, self.files),
@@ -217,6 +231,28 @@ class DockerSandbox(ShellBackedSandbox):
         self.shell = ShellSession(self._spawn_shell, _ContainerJobControl(self), self._recover)
         self.shell.start()
         self._oom_kills = self._oom_kill_count()
+
+    def _take_user(self) -> dict[str, dict[str, str]]:
+        """The agent's "uid:gid": the given one, or a leased uid of its own. A leased uid
+        is not in the image's /etc/passwd, so passwd and group files naming it as `agent`
+        are mounted over the image's (binds for `volumes`)."""
+        if self._chosen_user is not None:
+            self.user = self._chosen_user
+            return {}
+        assert self.host_dir is not None
+        self._uid_lease = lease_uid()
+        uid = self._uid_lease.uid
+        self.user = f"{uid}:{uid}"
+        self._env.update(USER="agent", LOGNAME="agent")
+        files = {
+            "passwd": f"root:x:0:0:root:/root:/bin/bash\nagent:x:{uid}:{uid}:agent:/home/agent:"
+            "/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+            "group": f"root:x:0:\nagent:x:{uid}:\nnogroup:x:65534:\n",
+        }
+        for name, text in files.items():
+            (self.host_dir / name).write_text(text)
+            (self.host_dir / name).chmod(0o644)
+        return {str(self.host_dir / n): {"bind": f"/etc/{n}", "mode": "ro"} for n in files}
 
     def _exec_create(self, argv: list[str], **options: Any) -> str:
         """An exec in the container, started again first if something stopped it."""
@@ -330,11 +366,16 @@ class DockerSandbox(ShellBackedSandbox):
         if self.shell is not None:
             attempt("stopping the shell", self.shell.stop)
             self.shell = None
+        removed = True
         if self.container is not None:
             container = self.container
-            if attempt("removing the container", lambda: _remove(container)):
+            removed = attempt("removing the container", lambda: _remove(container))
+            if removed:
                 containers.untrack(container)
             self.container = None
+        if self._uid_lease is not None and removed:  # every process of the uid is gone
+            self._uid_lease.release()
+            self._uid_lease = None
         if self.host_dir is not None:
             discard(self.host_dir)
             self.host_dir = None

@@ -6,13 +6,14 @@ Python that runs mle_gym), the public data read-only at /home/data, and its own 
 /home/submission in files too: workspace.py); it has no network (or, when asked, its own network
 namespace with an outbound-only uplink), its own pid, ipc and uts namespaces, a seccomp
 filter (no keyrings, mounts, user namespaces or TIOCSTI), a fresh session keyring, a
-read-only /proc/sys, and a cgroup with memory, process and CPU limits.
+read-only /proc/sys, and a cgroup with memory, process and CPU limits (its /sys/fs/cgroup
+shows that cgroup only).
 
 The agent is never host root. When this process runs as root, bubblewrap keeps the host's
 user namespace (one of its own would map the agent onto host root) and the shell drops to
-an unprivileged uid with `setpriv` (no capabilities, no new privileges). Otherwise a user
-namespace maps the agent onto this process's own unprivileged user, with further user
-namespaces disabled.
+an unprivileged uid of the sandbox's own (uids.py) with `setpriv` (no capabilities, no
+new privileges). Otherwise a user namespace maps the agent onto this process's own
+unprivileged user, with further user namespaces disabled.
 
 Nothing of the host's home, /tmp or the data cache is mounted, so the private answers
 cannot be reached by any path. `isolation="none"` runs the shell as this user with every
@@ -47,6 +48,7 @@ from mle_gym.sandbox.base import (
 )
 from mle_gym.sandbox.cgroup import Cgroup, CgroupUnavailable, parse_bytes
 from mle_gym.sandbox.environment import shell_environment
+from mle_gym.sandbox.host_limits import episode_limits, host_cpus
 from mle_gym.sandbox.network import Uplink
 from mle_gym.sandbox.rootfs import RootFiles
 from mle_gym.sandbox.scratch import discard, owned_dir, sweep_once
@@ -54,6 +56,7 @@ from mle_gym.sandbox.shell import OUTPUT_FD, OutputPipe, ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 from mle_gym.sandbox.teardown import attempt
 from mle_gym.sandbox.workspace import DEFAULT_FILES, Workspace, WorkspaceUnavailable
+from mle_gym.sandbox.uids import UidLease, lease_uid
 
 # /etc entries programs need to run (name resolution, linker cache, certificates, locale).
 _ETC_ENTRIES = (
@@ -73,8 +76,6 @@ _ETC_ENTRIES = (
 )
 #: The agent's uid inside the sandbox when it runs in a user namespace of its own.
 _AGENT_UID = 1000
-#: The agent's host uid when this process is root (not a login user's uid).
-ROOT_HOST_AGENT_UID = 61000
 _SHELL = ("bash", "--noprofile", "--norc", "--noediting", "-i")
 _SECCOMP_FD = 10
 #: The output pipe enters the sandbox at a descriptor at least this high (see `start`).
@@ -159,6 +160,19 @@ def _extra_binds(spec: SandboxSpec) -> list[str]:
     return args
 
 
+def _cgroup_view(dirs: dict[str, Path]) -> list[str]:
+    """/sys/fs/cgroup showing the sandbox's own group(s) only, read-only, where docker
+    shows a container its own: the host's hierarchy would show every other sandbox's
+    processes and memory use (v2: the group at the top; v1: one folder per controller)."""
+    args = ["--perms", "0755", "--tmpfs", "/sys/fs/cgroup"]
+    for controller, directory in dirs.items():
+        target = "/sys/fs/cgroup" if controller == "v2" else f"/sys/fs/cgroup/{controller}"
+        if controller != "v2":
+            args += ["--perms", "0755", "--dir", target]
+        args += ["--ro-bind", str(directory), target]
+    return args
+
+
 def _join_fresh_keyring() -> None:
     """Give the process (and so the sandbox) a new, empty session keyring."""
     number = _KEYCTL.get(platform.machine())
@@ -176,11 +190,14 @@ def bwrap_argv(
     agent_uid: int,
     disk: int | None,
     python_roots: list[Path],
+    cgroup_dirs: dict[str, Path] | None = None,
 ) -> list[str]:
     """The bubblewrap command of one sandbox; `root` holds its host-side directories.
 
     `as_root`: this process is root, so no user namespace and a `setpriv` drop to
     `agent_uid`; otherwise a user namespace maps the agent onto this process's user.
+    `cgroup_dirs`: the sandbox's own cgroup directories (`Cgroup.dirs`), the only ones
+    it sees under /sys/fs/cgroup.
     """
     inner_uid = agent_uid if as_root else _AGENT_UID
     (root / "passwd").write_text(
@@ -230,6 +247,7 @@ def bwrap_argv(
         "--ro-bind",
         "/sys",
         "/sys",
+        *_cgroup_view(cgroup_dirs or {}),
         "--proc",
         "/proc",
         # kernel tunables (core_pattern runs a program as host root): read-only
@@ -290,20 +308,22 @@ def bwrap_argv(
 class LocalSandbox(ShellBackedSandbox):
     """Runs the agent's shell on this machine; `isolation` is "bwrap" or "none".
 
-    `memory` (e.g. "16g"), `cpus` (cores, fractional allowed) and `pids_limit` bound the
-    sandbox through a cgroup; `disk` bounds each of /tmp, /dev/shm, /home/code and
+    `memory` (e.g. "16g"; "auto": one episode's share of the host, host_limits.py), `cpus`
+    (cores, fractional allowed; "auto": every core this process may use) and `pids_limit`
+    bound the sandbox through a cgroup; `disk` bounds each of /tmp, /dev/shm, /home/code and
     /home/submission in bytes, and `files` the last two in files (inodes); `uid` is the
-    agent's host uid when this process is root.
+    agent's host uid when this process is root (default: one of its own for each running
+    sandbox, uids.py).
     """
 
     def __init__(
         self,
         isolation: str = "bwrap",
-        memory: str | int | None = "16g",
-        cpus: float | None = None,
+        memory: str | int | None = "auto",
+        cpus: float | str | None = "auto",
         pids_limit: int | None = 4096,
         disk: str | int | None = "8g",
-        uid: int = ROOT_HOST_AGENT_UID,
+        uid: int | None = None,
         files: int = DEFAULT_FILES,
     ) -> None:
         if isolation not in ("bwrap", "none"):
@@ -315,24 +335,24 @@ class LocalSandbox(ShellBackedSandbox):
             warnings.warn(NOT_ISOLATED_WARNING, RuntimeWarning, stacklevel=2)
         if self.isolated:
             seccomp.filter_program()  # fail now, with the reason, if libseccomp is missing
+        if memory == "auto":
+            memory = episode_limits(1).sandbox_memory
         self.memory = parse_bytes(memory) if memory is not None else None
-        self.cpus = float(cpus) if cpus is not None else None
+        self.cpus = host_cpus() if cpus == "auto" else float(cpus) if cpus is not None else None
         self.pids_limit = pids_limit
         self.disk = parse_bytes(disk) if disk is not None else None
         self.files = int(files)
         self.as_root = os.geteuid() == 0
         self.agent_uid = uid
+        self._chosen_uid = uid
+        self._uid_lease: UidLease | None = None
         self.paths = SandboxPaths()
         self.root: Path | None = None
         self.shell: ShellSession | None = None
         self.cgroup: Cgroup | None = None
         self.uplink: Uplink | None = None
         self.workspace: Workspace | None = None
-        self._files = RootFiles(
-            self._sandbox_pid,
-            uid=uid if self.as_root and self.isolated else None,
-            gid=uid if self.as_root and self.isolated else None,
-        )
+        self._files = RootFiles(self._sandbox_pid)
         self._network = False
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -343,6 +363,10 @@ class LocalSandbox(ShellBackedSandbox):
         try:
             for name in ("code", "submission", "logs"):
                 (self.root / name).mkdir()
+            if self.as_root and self.isolated:
+                self._take_uid()
+                for name in ("code", "submission"):
+                    os.chown(self.root / name, self.agent_uid, self.agent_uid)
             self.logs_dir = self.root / "logs"
             self._network = spec.network
             if self.isolated:
@@ -394,6 +418,16 @@ class LocalSandbox(ShellBackedSandbox):
         except BaseException:
             self.stop()
             raise
+
+    def _take_uid(self) -> None:
+        """A uid no other running sandbox has (unless one was given), for the agent and for
+        the host's file transfers."""
+        if self._chosen_uid is None:
+            self._uid_lease = lease_uid()
+            self.agent_uid = self._uid_lease.uid
+        else:
+            self.agent_uid = self._chosen_uid
+        self._files.uid = self._files.gid = self.agent_uid
 
     def _make_workspace(self) -> Workspace | None:
         """tmpfs mounts for code and submission, bounded in bytes and files."""
@@ -455,9 +489,10 @@ class LocalSandbox(ShellBackedSandbox):
             spec,
             self.paths,
             as_root=self.as_root,
-            agent_uid=self.agent_uid,
+            agent_uid=self.agent_uid if self.agent_uid is not None else _AGENT_UID,
             disk=self.disk,
             python_roots=_python_roots(),
+            cgroup_dirs=self.cgroup.dirs if self.cgroup is not None else None,
         )
 
     def _unshare_argv(self, spec: SandboxSpec) -> list[str]:
@@ -542,12 +577,16 @@ class LocalSandbox(ShellBackedSandbox):
         if self.shell is not None:
             attempt("stopping the shell", self.shell.stop)
             self.shell = None
+        ended = True
         if self.cgroup is not None:
-            attempt("removing the cgroup", self.cgroup.remove)
+            ended = attempt("removing the cgroup", self.cgroup.remove)
             self.cgroup = None
         if self.workspace is not None:
             attempt("releasing the workspace", self.workspace.close)
             self.workspace = None
+        if self._uid_lease is not None and ended:  # every process of the uid is gone
+            self._uid_lease.release()
+            self._uid_lease = None
         if self.root is not None:
             discard(self.root)
             self.root = None
