@@ -47,8 +47,8 @@ from mle_gym.sandbox.scratch import discard, owned_dir, sweep_once
 from mle_gym.sandbox.shell import OUTPUT_FD, OutputPipe, ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 from mle_gym.sandbox.teardown import attempt
-from mle_gym.sandbox.workspace import DEFAULT_FILES
 from mle_gym.sandbox.uids import UidLease, lease_uid
+from mle_gym.sandbox.workspace import DEFAULT_FILES
 
 _SHELL = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"

@@ -55,8 +55,8 @@ from mle_gym.sandbox.scratch import discard, owned_dir, sweep_once
 from mle_gym.sandbox.shell import OUTPUT_FD, OutputPipe, ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 from mle_gym.sandbox.teardown import attempt
-from mle_gym.sandbox.workspace import DEFAULT_FILES, Workspace, WorkspaceUnavailable
 from mle_gym.sandbox.uids import UidLease, lease_uid
+from mle_gym.sandbox.workspace import DEFAULT_FILES, Workspace, WorkspaceUnavailable
 
 # /etc entries programs need to run (name resolution, linker cache, certificates, locale).
 _ETC_ENTRIES = (
@@ -472,15 +472,16 @@ class LocalSandbox(ShellBackedSandbox):
         return group
 
     def _in_child_before_exec(self) -> None:
-        """In the forked child: join the cgroup, take a fresh keyring, pass the filter,
-        and enter the workspace's namespaces last (they may change the user namespace)."""
+        """In the forked child: join the cgroup, take a fresh keyring, enter the
+        workspace's namespaces (after both: they may change the user namespace), and pass
+        the filter last (its fixed number may be where a namespace's descriptor was)."""
         if self.cgroup is not None:
             self.cgroup.join()
         _join_fresh_keyring()
-        if self.isolated:
-            os.dup2(seccomp.program_fd(), _SECCOMP_FD)
         if self.workspace is not None:
             self.workspace.enter()
+        if self.isolated:
+            os.dup2(seccomp.program_fd(), _SECCOMP_FD)
 
     def _bwrap_argv(self, spec: SandboxSpec) -> list[str]:
         assert self.root is not None
