@@ -68,7 +68,8 @@ def main() -> int:
     print("sandbox:\n" + listed + "\n" + product)
     assert box.gpus is not None
     wanted = {g.uuid for g in box.gpus.gpus}
-    seen = {line.rsplit("UUID: ", 1)[-1].rstrip(")") for line in listed.splitlines() if "UUID" in line}
+    lines = [line for line in listed.splitlines() if "UUID: " in line]
+    seen = {line.rsplit("UUID: ", 1)[-1].rstrip(")") for line in lines}
     matmul_ok = "relative error" in product and float(product.rsplit(" ", 1)[-1]) < 0.05
     print(f"exactly the chosen GPUs: {seen == wanted}; matrix product correct: {matmul_ok}")
     return 0 if seen == wanted and matmul_ok else 1
