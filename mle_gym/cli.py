@@ -312,8 +312,6 @@ def _batch_scheduler(args: argparse.Namespace, secrets: dict[str, Any]) -> Any:
     from mle_gym.batch.resources import EpisodeResources, parse_size
 
     gpus = [g.strip() for g in (args.gpus or "").split(",") if g.strip()]
-    if (gpus or args.gpus_per_episode) and args.backend != "docker":
-        raise SystemExit("GPUs are handed to docker sandboxes: add --backend docker")
     if args.ray and gpus:
         raise SystemExit("on Ray, ask for --gpus-per-episode: Ray picks the devices")
     if args.ray:
@@ -654,7 +652,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument(
         "--gpus",
         metavar="IDS",
-        help="device ids to spread over the episodes, e.g. 0,1,2,3 (docker; default none)",
+        help="device ids to spread over the episodes, e.g. 0,1,2,3 (default none)",
     )
     batch.add_argument(
         "--gpus-per-episode",

@@ -19,7 +19,7 @@ object array instead, so every value arrives as the sub-env gave it.
 Seeds: `reset(seed=s)` seeds sub-env i with `s + i` (Gymnasium's rule); `info["seed"][i]`
 shows it. A list of seeds gives each sub-env its own.
 
-GPUs (docker backend): with `gpus=[...]` (device ids) and `gpus_per_env=k`, sub-env i gets
+GPUs (both backends): with `gpus=[...]` (device ids) and `gpus_per_env=k`, sub-env i gets
 `assign_gpus(gpus, i, k)`: devices i*k .. i*k+k-1 of the list, wrapping around when there
 are more envs than devices, passed as `sandbox_options={"gpus": [...]}`.
 
@@ -101,8 +101,6 @@ def per_env_kwargs(
     """Each sub-env's `gym.make` arguments: the common ones plus its own GPU devices."""
     if not gpus:
         return [dict(env_kwargs) for _ in range(num_envs)]
-    if env_kwargs.get("backend", "local") != "docker":
-        raise ValueError("GPUs are assigned to docker sandboxes: pass backend='docker'")
     options = dict(env_kwargs.get("sandbox_options") or {})
     if "gpus" in options:
         raise ValueError("give the devices either as gpus=... or in sandbox_options, not both")

@@ -153,8 +153,8 @@ def test_gpu_devices_are_assigned_round_robin() -> None:
     pairs = per_env_kwargs(2, {"backend": "docker"}, [0, 1, 2, 3], 2)
     assert [k["sandbox_options"]["gpus"] for k in pairs] == [["0", "1"], ["2", "3"]]
     assert per_env_kwargs(2, {"backend": "local"}, None, 1) == [{"backend": "local"}] * 2
-    with pytest.raises(ValueError, match="backend='docker'"):
-        per_env_kwargs(2, {"backend": "local"}, [0], 1)
+    local = per_env_kwargs(2, {"backend": "local"}, [0, 1], 1)
+    assert [k["sandbox_options"] for k in local] == [{"gpus": ["0"]}, {"gpus": ["1"]}]
     with pytest.raises(ValueError, match="not both"):
         per_env_kwargs(2, {"backend": "docker", "sandbox_options": {"gpus": [0]}}, [0], 1)
 

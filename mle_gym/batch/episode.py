@@ -76,11 +76,9 @@ def run_task(
 
 
 def with_gpus(env_kwargs: dict[str, Any], gpus: Sequence[str] | None) -> dict[str, Any]:
-    """The env's arguments with the devices this episode was given (docker only)."""
+    """The env's arguments with the devices this episode was given."""
     if not gpus:
         return dict(env_kwargs)
-    if env_kwargs.get("backend", "local") != "docker":
-        raise ValueError("GPUs are passed to docker sandboxes: run with --backend docker")
     options = {**(env_kwargs.get("sandbox_options") or {}), "gpus": list(gpus)}
     return {**env_kwargs, "sandbox_options": options}
 

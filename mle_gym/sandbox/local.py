@@ -48,8 +48,10 @@ from mle_gym.sandbox.base import (
 )
 from mle_gym.sandbox.cgroup import Cgroup, CgroupUnavailable, parse_bytes
 from mle_gym.sandbox.environment import shell_environment
+from mle_gym.sandbox.gpus import GpuSpec
 from mle_gym.sandbox.host_limits import episode_limits, host_cpus
 from mle_gym.sandbox.network import Uplink
+from mle_gym.sandbox.nvidia_devices import GpuBinds, gpu_binds
 from mle_gym.sandbox.rootfs import RootFiles
 from mle_gym.sandbox.scratch import discard, owned_dir, sweep_once
 from mle_gym.sandbox.shell import OUTPUT_FD, OutputPipe, ShellSession
@@ -191,13 +193,14 @@ def bwrap_argv(
     disk: int | None,
     python_roots: list[Path],
     cgroup_dirs: dict[str, Path] | None = None,
+    gpus: GpuBinds | None = None,
 ) -> list[str]:
     """The bubblewrap command of one sandbox; `root` holds its host-side directories.
 
     `as_root`: this process is root, so no user namespace and a `setpriv` drop to
     `agent_uid`; otherwise a user namespace maps the agent onto this process's user.
     `cgroup_dirs`: the sandbox's own cgroup directories (`Cgroup.dirs`), the only ones
-    it sees under /sys/fs/cgroup.
+    it sees under /sys/fs/cgroup. `gpus`: the chosen GPUs' device nodes and driver files.
     """
     inner_uid = agent_uid if as_root else _AGENT_UID
     (root / "passwd").write_text(
@@ -270,6 +273,7 @@ def bwrap_argv(
         "/home",
         *_python_binds(python_roots),
         *_extra_binds(spec),
+        *(gpus.bwrap_args() if gpus is not None else []),
         "--ro-bind",
         str(spec.public_dir.resolve()),
         p.data,
@@ -325,12 +329,17 @@ class LocalSandbox(ShellBackedSandbox):
         disk: str | int | None = "8g",
         uid: int | None = None,
         files: int = DEFAULT_FILES,
+        gpus: GpuSpec = None,
     ) -> None:
         if isolation not in ("bwrap", "none"):
             raise ValueError("isolation must be 'bwrap' or 'none'")
         if isolation == "bwrap" and not bwrap_available():
             raise SandboxError(NO_BWRAP)
         self.isolated = isolation == "bwrap"
+        if gpus is not None and not self.isolated:
+            raise ValueError(
+                "the `gpus` option needs isolation='bwrap': unisolated, every GPU is seen"
+            )
         if not self.isolated:
             warnings.warn(NOT_ISOLATED_WARNING, RuntimeWarning, stacklevel=2)
         if self.isolated:
@@ -342,6 +351,9 @@ class LocalSandbox(ShellBackedSandbox):
         self.pids_limit = pids_limit
         self.disk = parse_bytes(disk) if disk is not None else None
         self.files = int(files)
+        #: The chosen GPUs' devices and driver files; NoNvidiaDriver now, at gym.make, if
+        #: the host has no driver or not those GPUs.
+        self.gpus = gpu_binds(gpus)
         self.as_root = os.geteuid() == 0
         self.agent_uid = uid
         self._chosen_uid = uid
@@ -376,10 +388,13 @@ class LocalSandbox(ShellBackedSandbox):
         except BaseException:
             self.stop()
             raise
+        tools = [*self.gpus.path] if self.gpus is not None else []
         env = shell_environment(
             home="/tmp" if self.isolated else "/home/agent-home",
-            path=f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-            extra=spec.env,
+            path=":".join(
+                [str(Path(sys.executable).parent), *tools, "/usr/local/bin:/usr/bin:/bin"]
+            ),
+            extra={**(self.gpus.environment() if self.gpus is not None else {}), **spec.env},
         )
         cwd = str(self.root)
         kept = self.workspace.descriptors if self.workspace is not None else ()
@@ -494,6 +509,7 @@ class LocalSandbox(ShellBackedSandbox):
             disk=self.disk,
             python_roots=_python_roots(),
             cgroup_dirs=self.cgroup.dirs if self.cgroup is not None else None,
+            gpus=self.gpus,
         )
 
     def _unshare_argv(self, spec: SandboxSpec) -> list[str]:
@@ -615,6 +631,7 @@ class LocalSandbox(ShellBackedSandbox):
             "pids_limit": self.pids_limit,
             "limits_enforced": self.cgroup is not None,
             "network": "uplink" if self._network and self.isolated else self._network,
+            "gpus": [g.uuid or str(g.index) for g in self.gpus.gpus] if self.gpus else [],
         }
 
 
