@@ -21,6 +21,7 @@ import contextlib
 import os
 import secrets
 import socket
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,11 @@ from mle_gym.sandbox.uids import UidLease, lease_uid
 from mle_gym.sandbox.workspace import DEFAULT_FILES
 
 _SHELL = ["bash", "--noprofile", "--norc", "--noediting", "-i"]
+#: Containers this process creates and starts at once. The engine does much of that work
+#: one container at a time, so hundreds of envs starting together (an RL trainer's first
+#: step) would wait on it past the client's 60 s read timeout; queued here, each request
+#: is answered in seconds.
+_STARTS = threading.BoundedSemaphore(8)
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _IO_TIMEOUT = 120
 # Reads and writes run as the agent, one exec each; what is at the path is checked in the
@@ -222,9 +228,10 @@ class DockerSandbox(ShellBackedSandbox):
         # Created, tracked, then started: a start that fails (e.g. no GPU runtime) must not
         # leave the created container behind.
         try:
-            self.container = self.client.containers.create(**options)
-            containers.track(self.container)
-            self.container.start()
+            with _STARTS:
+                self.container = self.client.containers.create(**options)
+                containers.track(self.container)
+                self.container.start()
         except APIError as exc:
             self.stop()
             raise SandboxError(f"could not start a container from {self.image}: {exc}") from exc
