@@ -128,11 +128,6 @@ def test_the_fast_reader_reads_what_pandas_reads(name, tmp_path):
             read_as_text(path)
         assert "readable" in str(exc)
         return
-    expected.columns = [str(c).strip() for c in expected.columns]
-    if expected.columns.duplicated().any():
-        with pytest.raises(InvalidSubmission, match="more than once"):
-            read_as_text(path)
-        return
     got = read_as_text(path)
     pd.testing.assert_frame_equal(got, expected, check_dtype=False)
     assert all(isinstance(v, str) for v in got.to_numpy().ravel())

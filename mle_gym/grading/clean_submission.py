@@ -58,7 +58,7 @@ def _numbers(column: pa.ChunkedArray, spec: Column) -> pd.Series | None:
     if column.null_count:
         return None  # empty cells, or nan and other words: the general path reads them
     values = column.to_numpy()
-    if not np.isfinite(values).all():
+    if not (np.isfinite(values) | (spec.infinite & np.isinf(values))).all():
         return None
     if spec.kind in ("probability", "score") and ((values < 0) | (values > 1)).any():
         return None

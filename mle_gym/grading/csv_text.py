@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mle_gym.grading.errors import InvalidSubmission, examples
+from mle_gym.grading.errors import InvalidSubmission
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -83,14 +83,11 @@ def _read_with_pandas(path: Path) -> pd.DataFrame:
 
 
 def read_as_text(path: Path) -> pd.DataFrame:
-    """Read a CSV keeping every cell as the exact text written, so no value is reinterpreted."""
+    """Read a CSV keeping every cell and column name as the exact text written, so no value
+    is reinterpreted. Names keep their spaces, as MLE-bench's `read_csv` keeps them (a
+    header ` id` names no `id` column there either); a repeated name comes back renamed by
+    pandas (`x.1`), never twice."""
     table = read_table(path)
     frame = table.to_pandas() if table is not None else _read_with_pandas(path)
-    frame.columns = [str(c).strip() for c in frame.columns]
-    repeated = frame.columns[frame.columns.duplicated()]
-    if len(repeated):
-        raise InvalidSubmission(
-            f"column(s) {examples(list(dict.fromkeys(repeated)))} appear more than once in "
-            "the header; write each column once"
-        )
+    frame.columns = [str(c) for c in frame.columns]
     return frame
