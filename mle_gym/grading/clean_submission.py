@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mle_gym.competitions.spec import Column, SubmissionFormat
-from mle_gym.grading.csv_text import read_table
+from mle_gym.formats.csv_text import read_table
 from mle_gym.grading.id_index import IdIndex
 
 if TYPE_CHECKING:

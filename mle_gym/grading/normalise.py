@@ -107,11 +107,11 @@ def booleans(raw: pd.Series, column: str, warnings: list[str]) -> pd.Series | No
     false in any case, nothing around it); for a whole column of numbers equal to 1 and 0,
     those read as True and False (pandas types it as numbers, spaces ignored, and
     1 == True). When some cell is a boolean pandas does not read (` False`, `True `) or
-    the column mixes words and 1/0, pandas types the whole column as text, so no cell equals True or False: the text
-    is returned as written, every row is scored wrong as MLE-bench scores it, and a
-    warning says why; with at most two distinct cells scikit-learn refuses the comparison
-    there, so the file is invalid here too. None for any other column: the caller says
-    what is wrong.
+    the column mixes words and 1/0, pandas types the whole column as text, so no cell
+    equals True or False: the text is returned as written, every row is scored wrong as
+    MLE-bench scores it, and a warning says why; with at most two distinct cells,
+    scikit-learn refuses the comparison there, so the file is invalid here too. None for
+    any other column: the caller says what is wrong.
 
     `raw` holds the cells as written, surrounding spaces included."""
     lowered = raw.str.lower()

@@ -42,7 +42,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
 def load_answers(private: Path) -> pd.DataFrame:
     """The test ids with their toxicity and identity flags packed into `prediction`."""
     # the metric module needs numpy and pandas: imported when grading, not at registration
-    from mle_gym.grading.metrics.jigsaw_bias import IDENTITIES, pack_labels
+    from mle_gym.formats.packed_answers import IDENTITIES, pack_labels
 
     answers = read_csv(
         private / "test.csv", usecols=["id", "toxicity", *IDENTITIES], dtype={"id": str}
