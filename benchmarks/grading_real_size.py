@@ -211,7 +211,7 @@ def contrails(scale: float, rng: np.random.Generator, private: Path, submission:
     import numpy as np
     import pandas as pd
 
-    from mle_gym.grading.metrics.rle import encode_rle
+    from mle_gym.formats.rle import encode_rle
 
     def rle(lines: list[tuple[int, int, int]]) -> str:
         image = np.zeros((256, 256), bool)

@@ -4,17 +4,26 @@ Importing the package registers `mle/<id>-v0` for every competition, so
 `gym.make("mle_gym:mle/<id>-v0")` works in fresh worker processes too. Registration imports
 only the competitions' specs; pandas, scikit-learn, the sandboxes and the grader load when an
 env is made or a competition prepared, so the import costs little more than gymnasium's.
+Registration happens once gymnasium is imported (now, if it already is; see `gym_hook`), so
+that importing a layer below the envs (`import mle_gym.grading`) loads no gym.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mle_gym.envs.registration import register_all
+from mle_gym.gym_hook import after_gymnasium_import
 
 __version__ = "0.1.0"
 
-ENV_IDS = register_all()
+
+def _register() -> list[str]:
+    from mle_gym.envs.registration import register_all
+
+    return register_all()
+
+
+after_gymnasium_import(_register)
 
 __all__ = [
     "ENV_IDS",
@@ -30,7 +39,9 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """`make_vec`, `run_episode`, `evaluate`, `run_harness`, `tool_schemas` and
-    `action_from_tool_call`, imported on first use."""
+    `action_from_tool_call`, imported on first use; `ENV_IDS`, the registered env ids."""
+    if name == "ENV_IDS":
+        return _register()
     if name == "make_vec":
         from mle_gym.vector import make_vec
 

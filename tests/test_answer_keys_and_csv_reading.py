@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
+from mle_gym.formats.csv_text import UnreadableCsv, read_with_pandas
 from mle_gym.grading import InvalidSubmission
 from mle_gym.grading.answer_keys import FOLDER
-from mle_gym.grading.csv_text import _read_with_pandas, read_as_text
+from mle_gym.grading.csv_text import read_as_text
 from mle_gym.grading.grader import score_submission
 
 COMP = get_competition("spaceship-titanic")
@@ -122,16 +123,11 @@ def test_the_fast_reader_reads_what_pandas_reads(name, tmp_path):
     path = tmp_path / "file.csv"
     path.write_bytes(TRICKY[name].encode())
     try:
-        expected = _read_with_pandas(path)
-    except InvalidSubmission as exc:
+        expected = read_with_pandas(path)
+    except UnreadableCsv as exc:
         with pytest.raises(InvalidSubmission, match="not a readable CSV"):
             read_as_text(path)
         assert "readable" in str(exc)
-        return
-    expected.columns = [str(c).strip() for c in expected.columns]
-    if expected.columns.duplicated().any():
-        with pytest.raises(InvalidSubmission, match="more than once"):
-            read_as_text(path)
         return
     got = read_as_text(path)
     pd.testing.assert_frame_equal(got, expected, check_dtype=False)

@@ -169,11 +169,11 @@ def _submit(env, *commands: str) -> dict:
 
 
 def test_repeated_header_names_are_invalid_not_an_exception(spaceship_home, backend) -> None:
-    """Every test id, but the target column twice (once with a trailing space)."""
+    """Every test id, but the target column twice."""
     with _env(backend) as env:
         report = _submit(
             env,
-            'awk -F, \'NR == 1 {print $1 ",Transported,Transported "; next} '
+            'awk -F, \'NR == 1 {print $1 ",Transported,Transported"; next} '
             f'{{print $1 "," $2 "," $2}}\' /home/data/sample_submission.csv > {SUBMISSION}',
         )
     assert not report["valid_submission"] and report["error"]

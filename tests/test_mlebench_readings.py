@@ -191,13 +191,21 @@ def test_booleans_written_as_one_and_zero_score_as_mlebench(one, zero, spaceship
     assert any("1/0 rather than True/False" in w for w in report.warnings)
 
 
-def test_true_false_mixed_with_one_zero_is_refused(spaceship_private, tmp_path):
+def test_true_false_mixed_with_one_zero_is_read_as_text(spaceship_private, tmp_path):
+    """pandas types such a column as text; scikit-learn refuses two text labels against
+    booleans (MLE-bench: invalid) and scores three or more as all wrong (MLE-bench: 0.0)."""
     answers = pd.read_csv(spaceship_private / "test.csv")
     words = ["True", "1"] * (len(answers) // 2)
     report = grade(
         SPACESHIP, _write(answers.assign(Transported=words), tmp_path), spaceship_private
     )
-    assert not report.valid_submission and "mixes True/False with 1/0" in report.error
+    assert not report.valid_submission and "reads the whole column as text" in report.error
+    words = ["True", "False", "1"] * (len(answers) // 3) + ["True"] * (len(answers) % 3)
+    report = grade(
+        SPACESHIP, _write(answers.assign(Transported=words), tmp_path), spaceship_private
+    )
+    assert report.valid_submission and report.score == 0.0, report.error
+    assert any("every row was scored as a wrong prediction" in w for w in report.warnings)
 
 
 def test_other_numbers_are_not_booleans(spaceship_private, tmp_path):

@@ -43,16 +43,25 @@ def _rows() -> str:
     return "".join(f"{i:04d}_01,True,True\n" for i in range(ROWS))
 
 
-@pytest.mark.parametrize(
-    "header",
-    ["PassengerId,Transported,Transported ", "PassengerId, Transported,Transported"],
-)
-def test_names_that_repeat_once_stripped_are_invalid_not_an_exception(header, private, tmp_path):
-    path = _file(tmp_path, header + "\n" + _rows())
+def test_a_name_written_twice_is_invalid_not_an_exception(private, tmp_path):
+    path = _file(tmp_path, "PassengerId,Transported,Transported\n" + _rows())
     report = grade(COMP, path, private)
     assert not report.valid_submission and report.score is None
     assert "'Transported' appears more than once" in report.error
     assert "appears more than once" in check_submission(COMP, path, private)
+
+
+@pytest.mark.parametrize(
+    "header, extra",
+    [("PassengerId,Transported,Transported ", "Transported "),
+     ("PassengerId, Transported,Transported", " Transported")],
+)  # fmt: skip
+def test_names_differing_by_spaces_are_two_columns_as_in_pandas(header, extra, private, tmp_path):
+    """MLE-bench's read_csv keeps the spaces: the plain name is the target (every row says
+    True, the answers alternate: 0.5), the padded one an extra column."""
+    report = grade(COMP, _file(tmp_path, header + "\n" + _rows()), private)
+    assert report.valid_submission and report.score == 0.5, report.error
+    assert report.warnings == [f"ignored extra column(s): {extra}"]
 
 
 @pytest.fixture

@@ -53,6 +53,9 @@ class Column:
     #: warning instead of refused. They must still look like the labels (integers for
     #: integer labels).
     open_labels: bool = False
+    #: For number kinds: `inf` and `-inf` are scored, because the metric only asks which
+    #: side of a threshold a value falls on (as MLE-bench scores them); NaN stays refused.
+    infinite: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mle_gym.competitions.spec import Column, SubmissionFormat
-from mle_gym.grading.csv_text import read_table
+from mle_gym.formats.csv_text import read_table
 from mle_gym.grading.id_index import IdIndex
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def _numbers(column: pa.ChunkedArray, spec: Column) -> pd.Series | None:
     if column.null_count:
         return None  # empty cells, or nan and other words: the general path reads them
     values = column.to_numpy()
-    if not np.isfinite(values).all():
+    if not (np.isfinite(values) | (spec.infinite & np.isinf(values))).all():
         return None
     if spec.kind in ("probability", "score") and ((values < 0) | (values > 1)).any():
         return None

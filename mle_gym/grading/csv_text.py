@@ -1,96 +1,21 @@
-"""Reads a CSV file with every cell kept as the exact text written.
-
-Grading reads two files per submission (the submission and the answers), each up to
-millions of rows, every time an agent submits; in RL training that is every rollout. The
-pyarrow CSV reader parses in parallel and several times faster than pandas' parser, so it
-reads the common, well-formed file. Anything it refuses (an empty file, ragged rows, bad
-UTF-8, repeated or blank column names) is read again by pandas, whose behaviour and
-messages are the reference: the fast path changes speed, never the outcome.
-"""
+"""Reads a submission (or answers) CSV as exact text, a file it cannot read being an
+invalid submission with the reason (the reader itself is `mle_gym.formats.csv_text`)."""
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mle_gym.grading.errors import InvalidSubmission, examples
+from mle_gym.formats import csv_text
+from mle_gym.grading.errors import InvalidSubmission
 
 if TYPE_CHECKING:
     import pandas as pd
-    import pyarrow as pa
-
-#: Longest header line the fast path reads; a longer one goes to pandas.
-_HEADER_BYTES = 1 << 20
-#: Bytes per block the reader parses at once (its default is 1 MiB): smaller blocks keep
-#: less in flight, for a lower peak at the same speed (benchmarks/grading_speed.py).
-_BLOCK_BYTES = 1 << 19
-
-
-def _header(path: Path) -> list[str] | None:
-    with open(path, "rb") as handle:
-        line = handle.readline(_HEADER_BYTES)
-    if not line.endswith(b"\n"):
-        return None
-    try:
-        text = line.decode("utf-8-sig").rstrip("\r\n")
-    except UnicodeDecodeError:
-        return None
-    return next(csv.reader([text]), None)
-
-
-def read_table(path: Path, types: Mapping[str, pa.DataType] | None = None) -> pa.Table | None:
-    """The file as an Arrow table of text columns (or of `types`, for the columns named
-    there: booleans as True/true and False/false only), or None where pandas must decide
-    what it means, or a cell is not of its column's type. Text is read as pandas holds
-    it (large_string), so making the frame copies nothing."""
-    import pyarrow as pa
-    import pyarrow.csv as pv
-
-    names = _header(path)
-    if not names or any(n.strip() == "" for n in names) or len(set(names)) != len(names):
-        return None
-    try:
-        table = pv.read_csv(
-            path,
-            read_options=pv.ReadOptions(block_size=_BLOCK_BYTES),
-            parse_options=pv.ParseOptions(newlines_in_values=True),
-            convert_options=pv.ConvertOptions(
-                column_types={n: (types or {}).get(n, pa.large_string()) for n in names},
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-                true_values=["True", "true"],
-                false_values=["False", "false"],
-            ),
-        )
-    except (pa.ArrowInvalid, pa.ArrowException):
-        return None
-    if table.column_names != names or table.num_rows == 0:
-        return None
-    return table
-
-
-def _read_with_pandas(path: Path) -> pd.DataFrame:
-    import pandas as pd
-
-    try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
-    except pd.errors.EmptyDataError:
-        raise InvalidSubmission("the submission file is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-        raise InvalidSubmission(f"the submission is not a readable CSV file: {exc}") from None
 
 
 def read_as_text(path: Path) -> pd.DataFrame:
-    """Read a CSV keeping every cell as the exact text written, so no value is reinterpreted."""
-    table = read_table(path)
-    frame = table.to_pandas() if table is not None else _read_with_pandas(path)
-    frame.columns = [str(c).strip() for c in frame.columns]
-    repeated = frame.columns[frame.columns.duplicated()]
-    if len(repeated):
-        raise InvalidSubmission(
-            f"column(s) {examples(list(dict.fromkeys(repeated)))} appear more than once in "
-            "the header; write each column once"
-        )
-    return frame
+    """`formats.csv_text.read_as_text`, with an unreadable file an InvalidSubmission."""
+    try:
+        return csv_text.read_as_text(path)
+    except csv_text.UnreadableCsv as exc:
+        raise InvalidSubmission(f"the submission file {exc.reason}") from None

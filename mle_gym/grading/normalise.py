@@ -65,6 +65,26 @@ def integral_spellings(raw: pd.Series) -> pd.Series:
     return mapped
 
 
+def refuse_inexact_integers(raw: pd.Series, what: str) -> None:
+    """Refuse integral numbers written as floats at or beyond 2**53 (`1000216489776445753.0`):
+    such a float stands for up to hundreds of different integers, so it names no one id
+    (MLE-bench's pandas reads the column as floats and pairs rows by a sort of them)."""
+    import numpy as np
+
+    odd = raw[~raw.str.fullmatch(_CANONICAL_INTEGER.pattern)]
+    if odd.empty:
+        return
+    numbers = parse_floats(odd)
+    values = numbers.to_numpy(float, na_value=np.nan)
+    inexact = np.isfinite(values) & (np.abs(values) >= _EXACT) & (values == np.round(values))
+    if inexact.any():
+        raise InvalidSubmission(
+            f"{int(inexact.sum())} {what} are written as floats beyond 2**53 (e.g. "
+            f"{_example(odd[inexact])}), which cannot name one integer exactly; write them as "
+            "integers"
+        )
+
+
 def integer_text(raw: pd.Series, what: str, warnings: list[str]) -> pd.Series:
     """`raw` with integral numbers written as floats (or with a sign or leading zeros)
     replaced by their plain integer text; a warning names what was read so."""
@@ -82,15 +102,23 @@ def integer_text(raw: pd.Series, what: str, warnings: list[str]) -> pd.Series:
 
 
 def booleans(raw: pd.Series, column: str, warnings: list[str]) -> pd.Series | None:
-    """True/False in any case; or, for a whole column of numbers equal to 1 and 0, those
-    read as True and False (pandas types such a column as integers, and 1 == True). None
-    when the column is neither: the caller says what is wrong."""
+    """The column as MLE-bench's `read_csv` types it, where that has a meaning for a
+    True/False target: booleans when every cell is a boolean as pandas reads one (true or
+    false in any case, nothing around it); for a whole column of numbers equal to 1 and 0,
+    those read as True and False (pandas types it as numbers, spaces ignored, and
+    1 == True). When some cell is a boolean pandas does not read (` False`, `True `) or
+    the column mixes words and 1/0, pandas types the whole column as text, so no cell
+    equals True or False: the text is returned as written, every row is scored wrong as
+    MLE-bench scores it, and a warning says why; with at most two distinct cells,
+    scikit-learn refuses the comparison there, so the file is invalid here too. None for
+    any other column: the caller says what is wrong.
 
+    `raw` holds the cells as written, surrounding spaces included."""
     lowered = raw.str.lower()
     words = lowered.isin(["true", "false"])
     if words.all():
         return lowered == "true"
-    numbers = parse_floats(raw)
+    numbers = parse_floats(raw.str.strip())
     binary = numbers.isin([0, 1])
     if binary.all():
         warnings.append(
@@ -98,9 +126,22 @@ def booleans(raw: pd.Series, column: str, warnings: list[str]) -> pd.Series | No
             "MLE-bench reads them"
         )
         return numbers == 1
-    if words.any() and binary.any() and (words | binary).all():
-        raise InvalidSubmission(
-            f"column {column!r} mixes True/False with 1/0 (e.g. {_example(raw[words])} and "
-            f"{_example(raw[binary])}); write one or the other"
+    meaningful = lowered.str.strip().isin(["true", "false"]) | binary
+    if meaningful.all():
+        odd = raw[~words & ~binary] if (~words & ~binary).any() else raw[binary]
+        if raw.nunique() <= 2:
+            # scikit-learn then takes both columns for binary labels and refuses to
+            # compare text with booleans: MLE-bench's submission is invalid.
+            raise InvalidSubmission(
+                f"column {column!r} holds {_example(odd)}, which is not a boolean as pandas "
+                "reads it, so MLE-bench reads the whole column as text and refuses it; write "
+                "every cell as True or False, with no spaces"
+            )
+        warnings.append(
+            f"column {column!r}: {int((~words).sum())} cell(s) (e.g. {_example(odd)}) are not "
+            "booleans as pandas reads them, so MLE-bench reads the whole column as text and "
+            "no cell equals True or False: every row was scored as a wrong prediction, as "
+            "MLE-bench scores it. Write every cell as True or False, with no spaces"
         )
+        return raw
     return None

@@ -52,22 +52,22 @@ def read_header(path: Path, expected_columns: int) -> list[str]:
 
 
 def check_header(names: list[str], expected_columns: int) -> None:
-    """Too many columns, or names that repeat once surrounding spaces are stripped."""
+    """Too many columns, or a name written twice (which of the two is the prediction would
+    be a guess; pandas would rename the second `x.1`). Names are compared as written, as
+    MLE-bench's pandas reads them: `id` and ` id` are two columns."""
     most = COLUMN_FACTOR * expected_columns + COLUMN_SLACK
     if len(names) > most:
         raise InvalidSubmission(
             f"the header has {len(names)} columns; expected {expected_columns} (the id column "
             f"and the target column(s)), and at most {most} are read"
         )
-    seen: dict[str, str] = {}
+    seen: set[str] = set()
     for name in names:
-        key = name.strip()
-        if key in seen:
+        if name in seen:
             raise InvalidSubmission(
-                f"column {key!r} appears more than once in the header (as {seen[key]!r} and "
-                f"{name!r}); write each column once"
+                f"column {name!r} appears more than once in the header; write each column once"
             )
-        seen[key] = name
+        seen.add(name)
 
 
 def check_line_count(path: Path, expected_rows: int) -> None:

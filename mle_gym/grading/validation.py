@@ -36,10 +36,13 @@ def _numbers(raw: pd.Series, column: Column, warnings: list[str]) -> pd.Series:
     import numpy as np
 
     values = normalise.parse_floats(raw)
-    bad = values.isna() | ~np.isfinite(values.to_numpy(float))
+    bad = values.isna()
+    if not column.infinite:
+        bad |= ~np.isfinite(values.to_numpy(float))
     if bad.any():
+        kind = "numbers" if column.infinite else "finite numbers"
         raise InvalidSubmission(
-            f"column {column.name!r} must hold finite numbers; found {examples(raw[bad])}"
+            f"column {column.name!r} must hold {kind}; found {examples(raw[bad])}"
         )
     outside = (values < 0) | (values > 1)
     if column.kind == "probability" and outside.any():
@@ -90,14 +93,15 @@ def _labels(raw: pd.Series, column: Column, warnings: list[str]) -> pd.Series:
 
 def _convert(frame: pd.DataFrame, ids: pd.Series, column: Column, warnings: list[str]) -> pd.Series:
     """One column typed by its kind; readings MLE-bench also accepts add to `warnings`."""
-    # Text is compared exactly as written (MLE-bench does not strip it); other kinds are
-    # parsed, so surrounding spaces carry no meaning there.
+    # Text is compared exactly as written (MLE-bench does not strip it). Numbers and
+    # integer labels are parsed, and pandas' parser ignores spaces around them too.
+    # Booleans are read from the cells as written: pandas reads ` False` as text.
     if column.kind == "text":
         return frame[column.name]
     raw = frame[column.name].str.strip()
     _empty_cells(raw, ids, column)
     if column.kind == "bool":
-        values = normalise.booleans(raw, column.name, warnings)
+        values = normalise.booleans(frame[column.name], column.name, warnings)
         if values is None:
             bad = ~raw.str.lower().isin(["true", "false"])
             raise InvalidSubmission(
@@ -116,10 +120,16 @@ def _check_columns(frame: pd.DataFrame, fmt: SubmissionFormat) -> None:
     missing = [c for c in expected if c not in frame.columns]
     if missing:
         found = ",".join(frame.columns[:12]) + ("..." if len(frame.columns) > 12 else "")
+        padded = [c for c in frame.columns if c != c.strip() and c.strip() in missing]
+        hint = (
+            f"; {examples(padded)} has spaces around the name, and MLE-bench reads names as written"
+            if padded
+            else ""
+        )
         raise InvalidSubmission(
             f"missing column(s) {examples(missing)}; the header must start with "
             f"{','.join(expected[:12])}{'...' if len(expected) > 12 else ''} "
-            f"(found {found or 'no columns'})"
+            f"(found {found or 'no columns'}){hint}"
         )
 
 
@@ -137,8 +147,10 @@ def _check_ids(submitted: pd.Series, expected: pd.Series) -> None:
         )
     unknown = submitted[~submitted.isin(set(allowed.index))]
     if len(unknown):
+        padded = unknown.str.strip().isin(set(allowed.index)).any()
         raise InvalidSubmission(
             f"{len(unknown)} row(s) have ids that are not in the test set: {examples(unknown)}"
+            + ("; ids are compared as written, so remove the spaces around them" if padded else "")
         )
     missing = allowed - counts.reindex(allowed.index, fill_value=0)
     absent = missing[missing > 0]
@@ -151,7 +163,7 @@ def _check_ids(submitted: pd.Series, expected: pd.Series) -> None:
 
 @dataclass(frozen=True)
 class AnswerKey:
-    """The answers as grading compares them: ids stripped, columns typed, rows sorted by id.
+    """The answers as grading compares them: columns typed, rows sorted by id.
 
     It depends only on the answers, so a grader may build it once and reuse it for every
     submission (see `mle_gym.grading.answer_keys`).
@@ -169,7 +181,7 @@ class AnswerKey:
 def answer_key(answers: pd.DataFrame, fmt: SubmissionFormat) -> AnswerKey:
     import pandas as pd
 
-    ids = answers[fmt.id_column].str.strip()
+    ids = answers[fmt.id_column]
     # The answers are written canonically: whatever they would warn about is not news.
     typed = {c.name: _convert(answers, ids, c, []) for c in fmt.columns}
     order = _sort_order(ids)
@@ -214,9 +226,15 @@ def _matching_order(submitted: pd.Series, sorted_expected: pd.Series) -> np.ndar
 def _ids(
     frame: pd.DataFrame, key: AnswerKey, fmt: SubmissionFormat, warnings: list[str]
 ) -> pd.Series:
-    ids = frame[fmt.id_column].str.strip()
+    """The submitted ids as they are matched. Integer ids are read as numbers, as pandas
+    reads them, so spaces around them and float spellings name the same id; text ids are
+    compared as written, as MLE-bench compares them (` abc` is not the id `abc`)."""
+    ids = frame[fmt.id_column]
     if key.integer_ids:
-        ids = normalise.integer_text(ids, f"id(s) in column {fmt.id_column!r}", warnings)
+        what = f"id(s) in column {fmt.id_column!r}"
+        ids = ids.str.strip()
+        normalise.refuse_inexact_integers(ids, what)
+        ids = normalise.integer_text(ids, what, warnings)
     return ids
 
 

@@ -36,7 +36,7 @@ def test_layout(dirs) -> None:
             r"missing column\(s\) 'prediction'",
         ),
         (lambda f: f.assign(prediction=[None, *f.prediction[1:]]), r"1 empty or missing value"),
-        (lambda f: f.astype({"prediction": object}).assign(prediction="toxic"), r"finite numbers"),
+        (lambda f: f.astype({"prediction": object}).assign(prediction="toxic"), r"hold numbers"),
     ],
 )
 def test_broken_submission_is_invalid_with_reason(truth, dirs, tmp_path, change, reason) -> None:

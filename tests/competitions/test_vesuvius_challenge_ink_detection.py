@@ -9,8 +9,9 @@ import pytest
 
 from mle_gym.competitions import get_competition
 from mle_gym.competitions.catalog.vesuvius_challenge_ink_detection import png_size
+from mle_gym.formats.rle import encode_rle
 from mle_gym.grading import grade
-from mle_gym.grading.metrics.rle import decode_rle, encode_rle
+from mle_gym.grading.metrics.rle import decode_rle
 from tests.competitions.support import assert_invalid, grade_frame
 
 COMP = get_competition("vesuvius-challenge-ink-detection")

@@ -7,10 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mle_gym.formats.rle import encode_rle, with_shape
 from mle_gym.grading.errors import InvalidSubmission
 from mle_gym.grading.metrics import METRICS
-from mle_gym.grading.metrics.rle import encode_rle
-from mle_gym.grading.metrics.rle_shapes import shaped_answer
 
 DICE = METRICS["contrails_dice"]
 
@@ -18,7 +17,7 @@ DICE = METRICS["contrails_dice"]
 def score(truth: list[str], predicted: list[str], shape: tuple[int, int] = (3, 2)) -> float:
     ids = [f"r{i}" for i in range(len(truth))]
     answers = pd.DataFrame(
-        {"record_id": ids, "encoded_pixels": [shaped_answer(*shape, t) for t in truth]}
+        {"record_id": ids, "encoded_pixels": [with_shape(*shape, t) for t in truth]}
     )
     submitted = pd.DataFrame({"record_id": ids, "encoded_pixels": predicted})
     return DICE(answers, submitted, ["encoded_pixels"])

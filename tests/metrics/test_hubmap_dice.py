@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mle_gym.formats.rle import encode_rle, with_shape
 from mle_gym.grading.errors import InvalidSubmission
 from mle_gym.grading.metrics import METRICS
 from mle_gym.grading.metrics.hubmap_dice import hubmap_dice
-from mle_gym.grading.metrics.rle import encode_rle, with_shape
 
 
 def _score(shapes: list[tuple[int, int]], truth: list[str], predicted: list[str]) -> float:

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 from sklearn.metrics import balanced_accuracy_score
 
+from mle_gym.formats.packed_answers import IDENTITIES, pack_labels
 from mle_gym.grading.metrics import METRICS
-from mle_gym.grading.metrics.jigsaw_bias import IDENTITIES, jigsaw_bias_auc, pack_labels
+from mle_gym.grading.metrics.jigsaw_bias import jigsaw_bias_auc
 
 
 def _answers(rng: np.random.Generator, n: int) -> pd.DataFrame:

@@ -8,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
+from mle_gym.formats.packed_answers import UNSCORED
 from mle_gym.grading.metrics import METRICS
-from mle_gym.grading.metrics.mae_scored_rows import UNSCORED
 
 metric = METRICS["laplace_log_likelihood"]
 

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mle_gym.formats.packed_answers import pack, unpack
 from mle_gym.grading.metrics import METRICS
-from mle_gym.grading.metrics.log_mae_by_type import pack, unpack
 
 log_mae_by_type = METRICS["log_mae_by_type"]
 

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import mean_absolute_error
 
+from mle_gym.formats.packed_answers import UNSCORED
 from mle_gym.grading.metrics import METRICS
-from mle_gym.grading.metrics.mae_scored_rows import UNSCORED
 
 mae_scored_rows = METRICS["mae_scored_rows"]
 

@@ -7,16 +7,9 @@ import re
 import numpy as np
 import pytest
 
+from mle_gym.formats.rle import encode_rle, split_shape, with_shape
 from mle_gym.grading.errors import InvalidSubmission
-from mle_gym.grading.metrics.rle import (
-    decode_rle,
-    encode_rle,
-    rle_runs,
-    runs_overlap,
-    split_shape,
-    validate_rle,
-    with_shape,
-)
+from mle_gym.grading.metrics.rle import decode_rle, rle_runs, runs_overlap, validate_rle
 
 
 def test_hand_decoded_column_major() -> None:

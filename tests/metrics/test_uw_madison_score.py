@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from mle_gym.formats.rle import encode_rle, with_shape
 from mle_gym.grading.errors import InvalidSubmission
 from mle_gym.grading.metrics import METRICS
-from mle_gym.grading.metrics.rle import encode_rle, with_shape
 from mle_gym.grading.metrics.uw_madison_score import hausdorff_3d, uw_madison_score
 
 CLASSES = ("large_bowel", "small_bowel", "stomach")

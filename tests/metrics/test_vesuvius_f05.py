@@ -8,17 +8,17 @@ import pandas as pd
 import pytest
 from sklearn.metrics import fbeta_score
 
+from mle_gym.formats.rle import encode_rle, with_shape
 from mle_gym.grading.errors import InvalidSubmission
 from mle_gym.grading.metrics import METRICS
-from mle_gym.grading.metrics.rle import decode_rle, encode_rle
-from mle_gym.grading.metrics.rle_shapes import shaped_answer
+from mle_gym.grading.metrics.rle import decode_rle
 
 F05 = METRICS["vesuvius_f05"]
 
 
 def score(truth: list[str], predicted: list[str], shape: tuple[int, int] = (2, 5)) -> float:
     ids = [chr(ord("a") + i) for i in range(len(truth))]
-    answers = pd.DataFrame({"Id": ids, "Predicted": [shaped_answer(*shape, t) for t in truth]})
+    answers = pd.DataFrame({"Id": ids, "Predicted": [with_shape(*shape, t) for t in truth]})
     return F05(answers, pd.DataFrame({"Id": ids, "Predicted": predicted}), ["Predicted"])
 
 

@@ -67,7 +67,7 @@ def load_answers(private: Path) -> pd.DataFrame:
     """The test ids, with each answer and its coupling type packed for the metric."""
     import pandas as pd
 
-    from mle_gym.grading.metrics.log_mae_by_type import pack
+    from mle_gym.formats.packed_answers import pack
 
     answers = pd.read_csv(
         private / "answers.csv", usecols=["id", "type", TARGET], dtype=str, keep_default_na=False

@@ -46,7 +46,7 @@ def _answer(record: Path) -> dict[str, object]:
     """The record's true mask as MLE-bench's RLE ('-' when empty) and its image size."""
     import numpy as np
 
-    from mle_gym.grading.metrics.rle import encode_rle
+    from mle_gym.formats.rle import encode_rle
 
     mask = np.load(record / "human_pixel_masks.npy")[:, :, 0] == 1
     height, width, _ = np.load(record / "band_08.npy", mmap_mode="r").shape
@@ -87,7 +87,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
 
 def load_answers(private: Path) -> pd.DataFrame:
     """Record ids and answers, each answer carrying its image shape (see `rle_shapes`)."""
-    from mle_gym.grading.metrics.rle_shapes import load_shaped_answers
+    from mle_gym.formats.rle import load_shaped_answers
 
     return load_shaped_answers(private / "answers.csv", "record_id", "encoded_pixels")
 

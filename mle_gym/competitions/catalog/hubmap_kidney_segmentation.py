@@ -69,8 +69,8 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
 
 def load_answers(private: Path) -> pd.DataFrame:
     """Test ids and true masks, each carrying its slide's shape (see `hubmap_dice`)."""
-    from mle_gym.grading.csv_text import read_as_text
-    from mle_gym.grading.metrics.rle import with_shape
+    from mle_gym.formats.csv_text import read_as_text
+    from mle_gym.formats.rle import with_shape
 
     answers = read_as_text(private / "test.csv")
     cells = map(with_shape, answers["height_pixels"], answers["width_pixels"], answers["encoding"])

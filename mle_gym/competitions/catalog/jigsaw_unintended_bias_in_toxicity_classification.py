@@ -8,6 +8,8 @@ Grading follows MLE-bench's own variant of the metric exactly, thresholds includ
 where MLE-bench's grader is loose: it also accepts a `toxicity` column in place of
 `prediction` (to grade its own answer file); we require `prediction`, as the statement
 says. It reads a missing prediction as non-toxic; we refuse empty or non-numeric cells.
+Like MLE-bench we score `inf` and `-inf` (toxic and non-toxic: only the side of 0.5
+counts).
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
 def load_answers(private: Path) -> pd.DataFrame:
     """The test ids with their toxicity and identity flags packed into `prediction`."""
     # the metric module needs numpy and pandas: imported when grading, not at registration
-    from mle_gym.grading.metrics.jigsaw_bias import IDENTITIES, pack_labels
+    from mle_gym.formats.packed_answers import IDENTITIES, pack_labels
 
     answers = read_csv(
         private / "test.csv", usecols=["id", "toxicity", *IDENTITIES], dtype={"id": str}
@@ -113,7 +115,7 @@ COMPETITION = Competition(
     lower_is_better=False,
     submission=SubmissionFormat(
         id_column="id",
-        columns=(Column("prediction", "number"),),
+        columns=(Column("prediction", "number", infinite=True),),
         answers_file="test.csv",
         load_answers=load_answers,
     ),

@@ -87,7 +87,7 @@ def load_answers(private: Path) -> pd.DataFrame:
     measured weeks) and the metric's `UNSCORED` marker elsewhere; Confidence unused."""
     import pandas as pd
 
-    from mle_gym.grading.metrics.mae_scored_rows import UNSCORED
+    from mle_gym.formats.packed_answers import UNSCORED
 
     answers = pd.read_csv(
         private / "test.csv", usecols=["Patient", "Weeks", "FVC", "Patient_Week"], dtype=str

@@ -108,8 +108,8 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
 
 def load_answers(private: Path) -> pd.DataFrame:
     """Test rows and true masks, each carrying its slice's shape (see `uw_madison_score`)."""
-    from mle_gym.grading.csv_text import read_as_text
-    from mle_gym.grading.metrics.rle import with_shape
+    from mle_gym.formats.csv_text import read_as_text
+    from mle_gym.formats.rle import with_shape
 
     answers = read_as_text(private / "test.csv")
     heights = answers["image_height"].astype(float).astype(int)

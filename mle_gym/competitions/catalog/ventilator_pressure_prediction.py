@@ -58,7 +58,7 @@ def load_answers(private: Path) -> pd.DataFrame:
     """The test ids and pressures, with the unscored marker on expiratory rows (u_out 1)."""
     import pandas as pd
 
-    from mle_gym.grading.metrics.mae_scored_rows import UNSCORED
+    from mle_gym.formats.packed_answers import UNSCORED
 
     answers = pd.read_csv(private / "test.csv", usecols=["id", "u_out", "pressure"], dtype=str)
     scored = answers["u_out"] == "0"

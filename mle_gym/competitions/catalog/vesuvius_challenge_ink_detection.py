@@ -70,7 +70,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
 
 def load_answers(private: Path) -> pd.DataFrame:
     """Fragment ids and ink masks, each mask carrying its image shape (see `rle_shapes`)."""
-    from mle_gym.grading.metrics.rle_shapes import load_shaped_answers
+    from mle_gym.formats.rle import load_shaped_answers
 
     return load_shaped_answers(private / "inklabels_rle.csv", "Id", "Predicted")
 

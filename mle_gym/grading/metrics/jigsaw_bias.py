@@ -8,7 +8,8 @@ variant, so we compute exactly it: only which side of 0.5 a prediction falls on 
 
 The metric needs the toxicity and the nine identity flags of each test comment, while
 validation hands a metric only the answers' target column; the competition's answer
-loader therefore packs them into one integer per comment (`pack_labels`): bit 0 toxicity,
+loader therefore packs them into one integer per comment
+(`mle_gym.formats.packed_answers.pack_labels`): bit 0 toxicity,
 bit k + 1 identity k of `IDENTITIES`.
 
 A subset whose AUC is exactly 0 (every prediction inverted there) makes MLE-bench's power
@@ -20,29 +21,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from mle_gym.formats.packed_answers import IDENTITIES
 from mle_gym.grading.metrics import Metric
 
-IDENTITIES = (
-    "male",
-    "female",
-    "homosexual_gay_or_lesbian",
-    "christian",
-    "jewish",
-    "muslim",
-    "black",
-    "white",
-    "psychiatric_or_mental_illness",
-)
 POWER = -5
 WEIGHT = 0.25
-
-
-def pack_labels(answers: pd.DataFrame) -> pd.Series:
-    """One integer per row: bit 0 is toxicity >= 0.5, bit k + 1 is identity k >= 0.5."""
-    packed = (answers["toxicity"] >= 0.5).to_numpy(np.int64)
-    for bit, name in enumerate(IDENTITIES, start=1):
-        packed |= (answers[name] >= 0.5).to_numpy(np.int64) << bit
-    return pd.Series(packed, index=answers.index)
 
 
 def _power_mean(scores: list[float]) -> float:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from mle_gym.formats.packed_answers import UNSCORED
 from mle_gym.grading.metrics import Metric
-from mle_gym.grading.metrics.mae_scored_rows import UNSCORED
 
 #: Confidence below this many ml is raised to it (roughly the spirometer's own error).
 MIN_SIGMA = 70.0

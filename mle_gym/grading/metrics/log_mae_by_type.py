@@ -9,59 +9,23 @@ is at least 1e-9, which any submission not copied from the answers satisfies.
 Validation hands a metric only the answers' target column, and this metric also needs each
 row's group. The answer loader therefore packs both into one integer, exactly: the value's
 decimal text as an integer number of 10^-places units, with its `places` and the group index
-in the low bits (`pack`). Decoding divides that integer by 10^places, which in floating point
-gives the same double as parsing the text, so the errors are those of the raw answers.
+in the low bits (`mle_gym.formats.packed_answers.pack`). Decoding divides that integer by
+10^places, which in floating point gives the same double as parsing the text, so the errors
+are those of the raw answers.
 No library scores grouped log-MAE; scikit-learn's mean_absolute_error would give the same
 per-group means but needs the groups split out first, which numpy does directly here.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import numpy as np
 import pandas as pd
 
+from mle_gym.formats.packed_answers import unpack
 from mle_gym.grading.metrics import Metric
 
 #: Kaggle's floor on a group's MAE.
 FLOOR = 1e-9
-#: Low bits of a packed answer holding the group index, then the number of decimal places.
-GROUP_BITS = 4
-PLACES_BITS = 4
-#: Integers a float64 holds exactly.
-EXACT_LIMIT = 2**53
-
-
-def pack(values: pd.Series, groups: pd.Series) -> pd.Series:
-    """Pack decimal texts (`values`) and their group labels into integer texts.
-
-    Groups are numbered in sorted order. Raises ValueError if the answers do not fit
-    (more than 16 groups, more than 15 decimal places, or beyond float64's exact integers).
-    """
-    codes, labels = pd.factorize(groups, sort=True)
-    if len(labels) > 2**GROUP_BITS:
-        raise ValueError(f"cannot pack {len(labels)} groups")
-    packed = []
-    for text, code in zip(values, codes, strict=True):
-        number = Decimal(text)
-        places = max(0, -number.as_tuple().exponent)
-        whole = (int(number.scaleb(places)) << PLACES_BITS | places) << GROUP_BITS | int(code)
-        if places >= 2**PLACES_BITS or abs(whole) >= EXACT_LIMIT:
-            raise ValueError(f"cannot pack the answer {text!r} exactly into a float64")
-        packed.append(str(whole))
-    return pd.Series(packed, index=values.index)
-
-
-def unpack(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(values as float64, group codes) from the packed numbers `pack` wrote."""
-    whole = np.rint(packed).astype(np.int64)
-    groups = whole & (2**GROUP_BITS - 1)
-    whole >>= GROUP_BITS
-    places = whole & (2**PLACES_BITS - 1)
-    units = whole >> PLACES_BITS
-    powers = np.array([float(10**p) for p in range(2**PLACES_BITS)])
-    return units.astype(np.float64) / powers[places], groups
 
 
 def log_mae_by_type(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]) -> float:

@@ -38,6 +38,7 @@ import pandas as pd
 
 from mle_gym.grading.errors import InvalidSubmission
 from mle_gym.grading.metrics import Metric
+from mle_gym.grading.metrics.text_accuracy import PANDAS_MISSING
 
 THRESHOLDS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
 TOKENS = 9
@@ -46,8 +47,10 @@ PAIR_BLOCK = 2_000_000
 
 
 def parse_boxes(cell: str, sample: str) -> tuple[np.ndarray, list[str]]:
-    """(n, 8) numbers `confidence x y z width length height yaw` and the n class names."""
-    if cell.strip() == "":
+    """(n, 8) numbers `confidence x y z width length height yaw` and the n class names.
+    A cell pandas reads as missing (empty, `nan`, `NA`, ...) holds no box, as MLE-bench's
+    `fillna("")` reads it."""
+    if cell.strip() == "" or cell in PANDAS_MISSING:
         return np.empty((0, 8)), []
     tokens = cell.split(" ")
     if len(tokens) % TOKENS:

@@ -2,19 +2,18 @@
 
 Kaggle scores only the inspiratory phase of each breath (u_out == 0). Validation hands a
 metric only the answers' target column, so the competition's answer loader writes the
-finite marker `UNSCORED` in place of the answer on the other rows; this metric skips them.
-No real target is that far below zero, and the submission's own values are not looked at to
-decide, so every row still needs a finite prediction.
+finite marker `UNSCORED` (`mle_gym.formats.packed_answers`) in place of the answer on the
+other rows; this metric skips them. No real target is that far below zero, and the
+submission's own values are not looked at to decide, so every row still needs a finite
+prediction.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from mle_gym.formats.packed_answers import UNSCORED
 from mle_gym.grading.metrics import Metric
-
-#: The answer written on rows that are not scored.
-UNSCORED = -1e300
 
 
 def mae_scored_rows(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]) -> float:

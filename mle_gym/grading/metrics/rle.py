@@ -1,4 +1,5 @@
-"""Kaggle run-length encoding (RLE) of binary masks: checked parsing, decoding, encoding.
+"""Kaggle run-length encoding (RLE) of binary masks: checked parsing and decoding (the
+encoding, and answer cells that carry a shape, are `mle_gym.formats.rle`).
 
 A Kaggle RLE string is "start length start length ...": 1-based starts of runs of mask
 pixels, counted down each column first (column-major, ``order="F"``) unless a
@@ -15,14 +16,13 @@ Defines no metric; shared by the segmentation metrics.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
+from mle_gym.formats.rle import Order
 from mle_gym.grading.errors import InvalidSubmission
 
 if TYPE_CHECKING:
     import numpy as np
-
-Order = Literal["F", "C"]
 
 _ONLY_DIGITS_AND_SPACE = re.compile(r"[0-9 \t\n\r\f\v]*")
 _TOO_LONG_NUMBER = re.compile(r"[0-9]{19}")
@@ -115,17 +115,6 @@ def runs_to_flat(starts: np.ndarray, ends: np.ndarray, size: int) -> np.ndarray:
     return flat
 
 
-def encode_rle(mask: np.ndarray, *, order: Order = "F") -> str:
-    """The Kaggle RLE string of a 2D boolean mask ("" when it is empty)."""
-    import numpy as np
-
-    flat = np.asarray(mask, dtype=bool).ravel(order=order).astype(np.int8)
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], flat, [0]])))
-    starts, ends = edges[0::2], edges[1::2]
-    pairs = np.column_stack([starts + 1, ends - starts]).ravel()
-    return " ".join(map(str, pairs.tolist()))
-
-
 def runs_overlap(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> int:
     """Number of pixels covered by both sets of checked runs, without building masks."""
     import numpy as np
@@ -139,19 +128,3 @@ def runs_overlap(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarr
     # Between consecutive points the depth is constant; both sets cover where it is 2.
     widths = np.diff(points)
     return int(widths[depth[:-1] == 2].sum())
-
-
-def with_shape(height: int, width: int, text: str) -> str:
-    """An answer cell carrying its image's shape, `<height>x<width>:<rle>`.
-
-    Validation hands a metric only the answers' target column; competitions whose images
-    differ in size pack each image's shape into its answer with this, at load time.
-    """
-    return f"{height}x{width}:{text}"
-
-
-def split_shape(cell: str) -> tuple[tuple[int, int], str]:
-    """The ((height, width), rle) packed by `with_shape`."""
-    shape, _, text = cell.partition(":")
-    height, width = shape.split("x")
-    return (int(height), int(width)), text

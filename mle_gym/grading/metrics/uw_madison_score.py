@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mle_gym.formats.rle import split_shape
 from mle_gym.grading.errors import InvalidSubmission
-from mle_gym.grading.metrics.rle import rle_runs, runs_overlap, runs_to_flat, split_shape
+from mle_gym.grading.metrics.rle import rle_runs, runs_overlap, runs_to_flat
 
 if TYPE_CHECKING:
     import numpy as np
