@@ -8,14 +8,16 @@ ones, wrapping around (round-robin), so envs spread over the devices evenly.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-from docker.types import DeviceRequest
+from typing import Any
 
 GpuSpec = None | str | int | Sequence[int | str]
 
 
-def device_requests(gpus: GpuSpec) -> list[DeviceRequest]:
-    """The `device_requests` argument of a container for a `gpus` setting."""
+def device_requests(gpus: GpuSpec) -> list[Any]:
+    """The `device_requests` argument of a container for a `gpus` setting (docker's
+    DeviceRequest objects; imported here so the local backend loads no docker SDK)."""
+    from docker.types import DeviceRequest
+
     if gpus is None:
         return []
     if gpus == "all":
