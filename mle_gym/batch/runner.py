@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from mle_gym.batch.aggregate import aggregate
-from mle_gym.batch.report import write_report_files
 from mle_gym.batch.spec import BatchSpec, EpisodeTask
 from mle_gym.batch.store import Outcome, RunStore
 from mle_gym.competitions import get_competition
@@ -70,7 +68,7 @@ class BatchResult:
 def run_batch(
     spec: BatchSpec, store: RunStore, scheduler: Scheduler, listener: Listener
 ) -> BatchResult:
-    """Run the unfinished episodes of `spec` into `store`; write the run's report at the end.
+    """Run the unfinished episodes of `spec` into `store` (the caller writes the report).
 
     SIGTERM and Ctrl-C stop the running workers (their sandboxes are closed) and mark their
     episodes failed, so the next run retries them.
@@ -105,8 +103,6 @@ def run_batch(
             for task in scheduler.stop():
                 store.finish(task, Outcome(False, "interrupted: the run was stopped"))
             raise
-        finally:
-            write_report_files(aggregate(store.records()), store.root)
     return BatchResult(len(tasks), skipped, done, failed)
 
 

@@ -2,7 +2,7 @@
 
     RUN_DIR/
       batch.json                   settings (must match on resume) and the episodes asked for
-      report.json, report.csv      the aggregate, rewritten at the end of each run
+      report.json, report.csv      the aggregate, written after each run (mle_gym.analysis)
       episodes/<competition>/seed-<k>/
         task.json                  what the worker ran
         status.json                running | done | failed, attempt number, times, error
