@@ -123,7 +123,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _extras(run: Any, summary: Any, args: argparse.Namespace) -> dict[str, Any]:
-    extras: dict[str, Any] = {}
+    from mle_gym.analysis.provenance import provenance_summary
+
+    extras: dict[str, Any] = {"provenance": provenance_summary(run)}
     if args.pass_k:
         from mle_gym.analysis.passk import parse_ks, pass_table
 
@@ -136,11 +138,18 @@ def _extras(run: Any, summary: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse.Namespace) -> None:
-    from mle_gym.analysis.render import header_lines, to_table
+    from mle_gym.analysis.render import cost_table, header_lines, to_table
 
     for line in header_lines(summary):
         say(line, style="dim")
     console().print(to_table(summary, title=f"report: {args.run_dir}", width=console().width))
+    costs = cost_table(summary)
+    if costs is not None:
+        console().print(costs)
+    from mle_gym.analysis.provenance import provenance_lines
+
+    for line in provenance_lines(extras["provenance"]):
+        say(line, style="dim")
     if "pass_at_k" in extras:
         from mle_gym.analysis.render import pass_k_table
 

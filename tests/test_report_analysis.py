@@ -13,17 +13,23 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import platform
 import signal
+import socket
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
+import mle_gym as mle_gym_package
 from mle_gym.competitions import get_competition
 from mle_gym.data import prepare
 from tests.batch_support import _wait_for, mle_gym, mle_gym_env
 from tests.conftest import SPACESHIP_RAW, require_bwrap
+from tests.llm_server import Reply, ScriptedLLMServer, tool
 from tests.prerequisites import require_shared
 
 DIGITS, SPACESHIP = "sklearn-digits", "spaceship-titanic"
@@ -348,8 +354,10 @@ def test_pass_at_k_on_the_run_and_k_beyond_the_seeds(partial_run: Path, report_h
 
 def test_compare_published_beside_the_run(partial_run: Path, report_home: Path) -> None:
     data = _report(partial_run, report_home, "--compare", "published")["published"]
-    assert data["hours"] is None and data["run"] == {}
-    assert "the run has no time limit" in data["notes"][0]
+    # the env's default budget, 24 h, as recorded: only the published 24 h rows are shown
+    assert data["hours"] == 24.0 and data["run"] == {}
+    assert {row["hours"] for row in data["published"]} == {24.0}
+    assert "published rows with the run's budget of 24 h per episode" in data["notes"][0]
     assert "no competition of MLE-bench's Low/Medium/High splits" in data["notes"][1]
     shown = " ".join(
         mle_gym(
@@ -358,3 +366,102 @@ def test_compare_published_beside_the_run(partial_run: Path, report_home: Path) 
     )
     assert "this run beside MLE-bench's published rows" in shown
     assert "17.1 ± 0.6" in shown  # AIDE o1-preview on the leaderboard, All
+
+
+def test_cost_and_provenance_are_recorded_per_run_and_episode(
+    partial_run: Path, report_home: Path
+) -> None:
+    data = _report(partial_run, report_home)
+    cost = data["cost"]
+    # every attempted episode (7 graded, 1 failed); the scripted policy calls no model
+    assert cost["total"]["episodes"] == 8 and cost["total"]["model_calls"] == 0
+    seconds = 0.0
+    for path in partial_run.glob("episodes/*/seed-*/status.json"):
+        result = path.parent / "result.json"
+        if result.is_file():
+            seconds += json.loads(result.read_text())["seconds"]
+        else:
+            status = json.loads(path.read_text())
+            seconds += round(status["finished_at"] - status["started_at"], 3)
+    assert cost["total"]["seconds"] == pytest.approx(seconds)
+    assert cost["competitions"][DIGITS]["episodes"] == 4
+
+    provenance = data["provenance"]
+    invocations = provenance["invocations"]
+    assert len(invocations) == 2  # the run, then the resume that was stopped
+    last = invocations[-1]
+    assert last["software"]["mle_gym"] == mle_gym_package.__version__
+    assert last["software"]["python"] == platform.python_version()
+    for name in ("pandas", "numpy", "scikit-learn", "pyarrow"):
+        assert last["software"]["libraries"][name] == metadata.version(name)
+    assert last["host"]["hostname"] == socket.gethostname()
+    assert last["host"]["cpu_count"] == os.cpu_count()
+    assert last["env"] == {
+        "backend": "local",
+        "time_limit": 24 * 3600.0,
+        "max_steps": 1000,
+        "step_timeout": 3600.0,
+        "network": False,
+        "reward_mode": "normalized",
+    }
+    assert last["policy"] == {"name": "scripted", "model": None, "endpoint_host": None}
+    episodes = provenance["episodes"]
+    assert episodes["recorded"] >= 7 and episodes["checksums_checked"] == episodes["recorded"]
+    assert episodes["hosts"] == [socket.gethostname()] and episodes["images"] == []
+    shown = " ".join(mle_gym("report", str(partial_run), home=report_home).stdout.split())
+    assert f"provenance: mle_gym {mle_gym_package.__version__}" in shown
+    assert f"prepared data checksums verified for {episodes['recorded']} of" in shown
+    assert "cost (every episode attempted)" in shown
+
+
+def _copy_then_submit(request: dict) -> Reply:
+    """Copy the sample submission, then submit: two model calls per episode."""
+    if len(request["messages"]) <= 2:
+        return tool(
+            "bash", command="cp /home/data/sample_submission.csv /home/submission/submission.csv"
+        )
+    return tool("submit")
+
+
+def test_llm_run_sums_tokens_calls_and_cost_and_keeps_no_key(
+    report_home: Path, tmp_path: Path
+) -> None:
+    require_bwrap()
+    run_dir = tmp_path / "llm-run"
+    secret = "sk-never-written-anywhere"
+    with ScriptedLLMServer(_copy_then_submit, cost_per_call=0.25) as server:
+        mle_gym(
+            "run",
+            DIGITS,
+            "--policy",
+            "llm",
+            "--base-url",
+            server.url,
+            "--model",
+            "scripted-model",
+            "--api-key",
+            secret,
+            "--seeds",
+            "2",
+            "--run-dir",
+            str(run_dir),
+            home=report_home,
+        )
+    assert len(server.requests) == 4
+    data = _report(run_dir, report_home)
+    total = data["cost"]["total"]
+    assert total["model_calls"] == 4 and total["cost_usd"] == pytest.approx(1.0)
+    sent = sum(len(json.dumps(r["messages"])) // 4 for r in server.requests)
+    assert total["prompt_tokens"] == sent and total["completion_tokens"] > 0
+    episodes = data["cost"]["episodes"]
+    assert sorted(episodes) == [f"{DIGITS}/seed-0", f"{DIGITS}/seed-1"]
+    assert sum(e["prompt_tokens"] for e in episodes.values()) == sent
+    assert data["provenance"]["episodes"]["models"] == [
+        {"model": "scripted-model", "endpoint_host": "127.0.0.1"}
+    ]
+    assert data["provenance"]["invocations"][0]["policy"]["endpoint_host"] == "127.0.0.1"
+    for path in run_dir.rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(errors="replace"), path
+    shown = mle_gym("report", str(run_dir), home=report_home).stdout
+    assert "scripted-model" in shown

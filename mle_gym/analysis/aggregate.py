@@ -26,6 +26,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from mle_gym.analysis.cost import run_cost
 from mle_gym.analysis.runs import Run
 from mle_gym.analysis.splits import scopes
 
@@ -114,6 +115,8 @@ class RunSummary:
     competitions: list[Row]
     splits: list[Row]
     episodes: dict[str, int]
+    #: Model calls, tokens, cost and wall time per episode, competition and run.
+    cost: dict[str, Any] = field(default_factory=dict)
 
     @property
     def overall(self) -> Row:
@@ -127,6 +130,7 @@ class RunSummary:
             "competitions": {row.name: row.to_dict() for row in self.competitions},
             "splits": {row.name: row.to_dict() for row in self.splits[:-1]},
             "overall": self.overall.to_dict(),
+            "cost": self.cost,
         }
 
 
@@ -228,4 +232,4 @@ def aggregate(run: Run, rule: str = COMPLETE_SEEDS) -> RunSummary:
         "missing": asked - len(run.records),
         "competitions": len(rows),
     }
-    return RunSummary(rule, rows, split_rows, episodes)
+    return RunSummary(rule, rows, split_rows, episodes, run_cost(run))

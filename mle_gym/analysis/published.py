@@ -73,9 +73,13 @@ def task_differences(path: Path = HERE / "task_differences.csv") -> dict[str, di
         return {r["competition_id"]: r for r in csv.DictReader(handle)}
 
 
-def run_hours(settings: dict[str, Any]) -> float | None:
-    """The run's wall-clock budget per episode in hours (time_limit is in seconds)."""
-    limit = (settings.get("env_kwargs") or {}).get("time_limit")
+def run_hours(run: Any) -> float | None:
+    """The run's wall-clock budget per episode in hours: the time limit (seconds) its last
+    invocation recorded, else the one its settings name; None when neither says."""
+    from mle_gym.analysis.provenance import last_invocation
+
+    recorded = (last_invocation(run) or {}).get("env", {})
+    limit = recorded.get("time_limit", (run.settings.get("env_kwargs") or {}).get("time_limit"))
     return None if limit is None else float(limit) / 3600
 
 
@@ -96,7 +100,7 @@ def compare_published(run: Any, summary: Any) -> dict[str, Any]:
     """The run's any-medal rate per MLE-bench row beside the published rows of its time
     budget, with notes on what makes a row not comparable: part of a split only, padded
     seeds, competitions whose task differs on purpose."""
-    hours = run_hours(run.settings)
+    hours = run_hours(run)
     rows, note = comparable(published_rows(), hours)
     notes = [note]
     ours = {}

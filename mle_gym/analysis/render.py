@@ -218,3 +218,39 @@ def published_table(data: dict) -> tuple[Table, list[str]]:
             *(cell(row["any_medal"][n]) for n in names),
         )
     return table, list(data["notes"])
+
+
+def cost_table(summary: RunSummary) -> Table | None:
+    """Model calls, tokens, cost and wall time per competition and for the run (every
+    episode attempted, graded or not); None for a run without episodes."""
+    cost = summary.cost
+    if not cost.get("episodes"):
+        return None
+    table = Table(title="cost (every episode attempted)")
+    heads = ("episodes", "model calls", "tokens in", "tokens out", "cost $", "wall time")
+    table.add_column("competition", overflow="fold")
+    for head in heads:
+        table.add_column(head, justify="right")
+
+    def cells(name: str, c: dict) -> list[str]:
+        return [
+            name,
+            f"{c['episodes']:,}",
+            f"{c['model_calls']:,}",
+            f"{c['prompt_tokens']:,}",
+            f"{c['completion_tokens']:,}",
+            f"{c['cost_usd']:.4f}",
+            _duration(c["seconds"]),
+        ]
+
+    for name, c in cost["competitions"].items():
+        table.add_row(*cells(name, c))
+    table.add_section()
+    table.add_row(*cells("run", cost["total"]), style="bold")
+    return table
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from mle_gym.batch.provenance import run_provenance
 from mle_gym.batch.spec import BatchSpec, EpisodeTask
 from mle_gym.batch.store import Outcome, RunStore
 from mle_gym.competitions import get_competition
@@ -75,6 +76,7 @@ def run_batch(
     """
     with store.locked(), _terminate_raises():
         store.open(spec)
+        store.record_provenance(run_provenance(spec.policy, spec.public_options(), spec.env_kwargs))
         tasks = spec.tasks()
         if scheduler.shares_host_cache:
             ensure_prepared(spec.competitions)
