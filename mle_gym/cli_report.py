@@ -45,6 +45,12 @@ def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
         help="the run's any-medal rates beside MLE-bench's published rows (same time budget)",
     )
     p.add_argument(
+        "--regrade",
+        action="store_true",
+        help="grade every kept submission again with the installed grader (after a grader "
+        "fix); old reports are kept, and what changed is printed",
+    )
+    p.add_argument(
         "--split",
         choices=splits,
         help="with --format mlebench: export this split's row (default: every competition)",
@@ -102,12 +108,23 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     fmt = args.format or ("json" if args.json else "csv" if args.csv else "table")
     run = read_run(args.run_dir)
+    regraded = None
+    if args.regrade:
+        from mle_gym.analysis.regrade import regrade_run
+
+        regraded = regrade_run(run)
+        run = read_run(args.run_dir)  # the new verdicts
+        write_run_report(args.run_dir)
+        if fmt == "table":
+            _print_regrade(regraded)
     summary = aggregate(run, rule_of(args))
     if fmt == "mlebench":
         return _print_mlebench(run, summary, args.split)
     if args.split:
         raise ValueError("--split chooses the row that --format mlebench exports")
     extras = _extras(run, summary, args)
+    if regraded is not None:
+        extras["regrade"] = regraded
     if fmt == "json":
         data = {**summary.to_dict(), **extras}
         if args.episodes:
@@ -165,6 +182,20 @@ def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse
         from mle_gym import cli_show as show
 
         console().print(show.episodes_table(list(run.records)))
+
+
+def _print_regrade(regraded: dict[str, Any]) -> None:
+    for episode in regraded["changed"]:
+        changes = ", ".join(
+            f"{name} {c['before']!r} -> {c['after']!r}" for name, c in episode["changes"].items()
+        )
+        say(f"regraded {episode['episode']}: {changes}", style="yellow")
+    say(
+        f"regrade: {len(regraded['changed'])} verdict(s) changed, {regraded['unchanged']} "
+        f"unchanged, {len(regraded['skipped'])} not regraded (never graded, or no kept "
+        f"submission); old reports kept as report.before-{regraded['regraded_at']}.json",
+        style="dim",
+    )
 
 
 def _print_mlebench(run: Any, summary: Any, split: str | None) -> int:

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import platform
+import shutil
 import signal
 import socket
 import subprocess
@@ -465,3 +466,35 @@ def test_llm_run_sums_tokens_calls_and_cost_and_keeps_no_key(
             assert secret not in path.read_text(errors="replace"), path
     shown = mle_gym("report", str(run_dir), home=report_home).stdout
     assert "scripted-model" in shown
+
+
+def test_regrade_restores_the_installed_graders_verdict_and_keeps_the_old(
+    partial_run: Path, report_home: Path, tmp_path: Path
+) -> None:
+    run_dir = tmp_path / "run"
+    shutil.copytree(partial_run, run_dir)
+    episode = run_dir / "episodes" / SPACESHIP / "seed-0"
+    true = json.loads((episode / "report.json").read_text())
+    # as an older grader might have written it: no medal, a lower score
+    stale = {**true, "score": 0.5, "gold_medal": False, "any_medal": False}
+    (episode / "report.json").write_text(json.dumps(stale))
+    before = _report(run_dir, report_home)["competitions"][SPACESHIP]["any_medal"]["mean"]
+    assert before == pytest.approx(2 / 3)
+
+    shown = " ".join(mle_gym("report", str(run_dir), "--regrade", home=report_home).stdout.split())
+    assert f"regraded {SPACESHIP}/seed-0: score 0.5 -> {true['score']!r}" in shown
+    assert "gold_medal False -> True" in shown and "any_medal False -> True" in shown
+    assert "regrade: 1 verdict(s) changed, 6 unchanged, 1 not regraded" in shown
+    (kept,) = episode.glob("report.before-*.json")
+    assert json.loads(kept.read_text()) == stale
+    regraded = json.loads((episode / "report.json").read_text())
+    assert {k: v for k, v in regraded.items() if k != "created_at"} == {
+        k: v for k, v in true.items() if k != "created_at"
+    }
+    (log,) = run_dir.glob("regrade-*.json")
+    assert json.loads(log.read_text())["skipped"] == {f"{SPACESHIP}/seed-3": "not graded (failed)"}
+    after = json.loads((run_dir / "report.json").read_text())
+    assert after["competitions"][SPACESHIP]["any_medal"]["mean"] == 1.0
+    # a second regrade finds nothing to change
+    again = _report(run_dir, report_home, "--regrade")["regrade"]
+    assert again["changed"] == [] and again["unchanged"] == 7

@@ -22,6 +22,7 @@ from mle_gym.analysis.aggregate import RunSummary, counted_seeds
 from mle_gym.analysis.runs import Run
 from mle_gym.competitions import get_competition
 from mle_gym.grading import grade
+from mle_gym.grading.bounded import grade_bounded
 
 #: The fields of one competition's report, in MLE-bench's order (grade_helpers.py).
 FLOAT_FIELDS = ("gold_threshold", "silver_threshold", "bronze_threshold", "median_threshold")
@@ -132,13 +133,14 @@ def read_submissions(path: Path) -> list[tuple[str, str]]:
 
 def grade_submissions(entries: list[tuple[str, str]], private_dir_of: Any) -> dict[str, Any]:
     """Grade each (competition, path) as MLE-bench's `grade_jsonl` does: a path that is not a
-    .csv file counts as no submission. `private_dir_of(competition)` gives the answers."""
+    .csv file counts as no submission. Each grade runs bounded, as the env's (the files may be
+    hostile). `private_dir_of(competition)` gives the answers."""
     reports = []
     for competition_id, submission_path in entries:
         comp = get_competition(competition_id)
         path = Path(submission_path)
         shown = path if path.suffix.lower() == ".csv" else None
-        report = grade(comp, shown, private_dir_of(comp), shown_path=submission_path)
+        report = grade_bounded(comp.id, shown, private_dir_of(comp), shown_path=submission_path)
         reports.append(competition_report(report.to_dict()))
     return run_report(reports)
 
