@@ -45,6 +45,13 @@ def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
         help="the run's any-medal rates beside MLE-bench's published rows (same time budget)",
     )
     p.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write the report as one self-contained HTML page (figures need the "
+        "'report' extra: pip install 'mle-gym[report]')",
+    )
+    p.add_argument(
         "--regrade",
         action="store_true",
         help="grade every kept submission again with the installed grader (after a grader "
@@ -125,6 +132,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     extras = _extras(run, summary, args)
     if regraded is not None:
         extras["regrade"] = regraded
+    if args.html:
+        _write_html(run, summary, extras, args.html)
     if fmt == "json":
         data = {**summary.to_dict(), **extras}
         if args.episodes:
@@ -182,6 +191,23 @@ def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse
         from mle_gym import cli_show as show
 
         console().print(show.episodes_table(list(run.records)))
+
+
+def _write_html(run: Any, summary: Any, extras: dict[str, Any], path: Path) -> None:
+    from mle_gym.analysis.html import html_report
+    from mle_gym.analysis.provenance import provenance_lines
+    from mle_gym.analysis.published import compare_published
+
+    published = extras.get("published") or compare_published(run, summary)
+    page = html_report(
+        run,
+        summary,
+        published,
+        provenance_lines(extras["provenance"]),
+        title=f"mle-gym report: {run.root}",
+    )
+    path.write_text(page, encoding="utf-8")
+    print(f"HTML report written to {path}", file=sys.stderr)
 
 
 def _print_regrade(regraded: dict[str, Any]) -> None:

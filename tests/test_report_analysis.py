@@ -15,6 +15,7 @@ import json
 import math
 import os
 import platform
+import re
 import shutil
 import signal
 import socket
@@ -31,7 +32,7 @@ from mle_gym.data import prepare
 from tests.batch_support import _wait_for, mle_gym, mle_gym_env
 from tests.conftest import SPACESHIP_RAW, require_bwrap
 from tests.llm_server import Reply, ScriptedLLMServer, tool
-from tests.prerequisites import require_shared
+from tests.prerequisites import require, require_shared
 
 DIGITS, SPACESHIP = "sklearn-digits", "spaceship-titanic"
 #: MLE-bench's per-competition report fields, in its order (mlebench/grade_helpers.py,
@@ -498,3 +499,58 @@ def test_regrade_restores_the_installed_graders_verdict_and_keeps_the_old(
     # a second regrade finds nothing to change
     again = _report(run_dir, report_home, "--regrade")["regrade"]
     assert again["changed"] == [] and again["unchanged"] == 7
+
+
+def _pixels_of(image: object, colour: str) -> int:
+    import numpy as np
+
+    rgb = [int(colour[i : i + 2], 16) for i in (1, 3, 5)]
+    return int((np.asarray(image)[:, :, :3] == rgb).all(axis=2).sum())
+
+
+def test_html_report_is_one_page_that_renders_its_figures_offline_in_chromium(
+    partial_run: Path, report_home: Path, tmp_path: Path
+) -> None:
+    from PIL import Image
+
+    from mle_gym.analysis import html as page
+
+    chromium = shutil.which("chromium")
+    require(chromium is not None, "Chromium is not installed: bash .ci/setup.d/report.sh")
+    out = tmp_path / "report.html"
+    mle_gym("report", str(partial_run), "--html", str(out), home=report_home)
+    text = out.read_text()
+    # self-contained: no script, stylesheet, image or font is fetched from anywhere
+    assert not re.search(r"<script|<link|<img|<iframe|src=|@import|url\((?!#)", text)
+    assert [m for m in re.findall(r'id="([a-z-]+)"><figcaption', text)] == [
+        "rates",
+        "scores",
+        "pass-k",
+    ]
+    assert text.count("<svg") == 3 and "All 17.1 ± 0.6" in text  # AIDE o1-preview, leaderboard
+    assert "AIDE / o1-preview" in text and "provenance: mle_gym" in text
+    assert "overall: 3 complete seed(s), 2 dropped" in text
+
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--host-resolver-rules=MAP * ~NOTFOUND",  # no network: the page needs none
+            "--window-size=1300,3200",
+            f"--screenshot={shot}",
+            out.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    image = Image.open(shot).convert("RGB")
+    # each figure's own colour is on screen: the browser drew the bars, markers and curve
+    assert _pixels_of(image, page.RUN_COLOUR) > 500  # medal-rate bars
+    assert _pixels_of(image, page.SCORE_COLOUR) > 30  # normalised-score markers
+    assert _pixels_of(image, page.MEDAL_COLOURS["gold"]) > 30  # medal lines
+    assert max(_pixels_of(image, c) for c in page.PASS_COLOURS[:3]) > 30  # pass@k curve
