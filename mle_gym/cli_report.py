@@ -164,25 +164,23 @@ def _extras(run: Any, summary: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse.Namespace) -> None:
-    from mle_gym.analysis.render import cost_table, header_lines, to_table
+    """The rule and seed accounting, the figures, pass@k and published rows when asked,
+    the episodes when asked, then cost and provenance."""
+    from mle_gym.analysis.provenance import provenance_lines
+    from mle_gym.analysis.render import (
+        cost_table,
+        header_lines,
+        pass_k_table,
+        published_table,
+        to_table,
+    )
 
     for line in header_lines(summary):
         say(line, style="dim")
     console().print(to_table(summary, title=f"report: {args.run_dir}", width=console().width))
-    costs = cost_table(summary)
-    if costs is not None:
-        console().print(costs)
-    from mle_gym.analysis.provenance import provenance_lines
-
-    for line in provenance_lines(extras["provenance"]):
-        say(line, style="dim")
     if "pass_at_k" in extras:
-        from mle_gym.analysis.render import pass_k_table
-
         console().print(pass_k_table(extras["pass_at_k"]))
     if "published" in extras:
-        from mle_gym.analysis.render import published_table
-
         table, notes = published_table(extras["published"])
         console().print(table)
         for note in notes:
@@ -191,6 +189,11 @@ def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse
         from mle_gym import cli_show as show
 
         console().print(show.episodes_table(list(run.records)))
+    costs = cost_table(summary)
+    if costs is not None:
+        console().print(costs)
+    for line in provenance_lines(extras["provenance"]):
+        say(line, style="dim")
 
 
 def _write_html(run: Any, summary: Any, extras: dict[str, Any], path: Path) -> None:
