@@ -101,11 +101,13 @@ def rule_of(args: argparse.Namespace) -> str:
 def write_run_report(run_dir: Path) -> Any:
     """Aggregate the run (default rule) and keep report.json and report.csv in it."""
     from mle_gym.analysis.aggregate import aggregate
+    from mle_gym.analysis.provenance import provenance_summary
     from mle_gym.analysis.render import write_report_files
     from mle_gym.analysis.runs import read_run
 
-    summary = aggregate(read_run(run_dir))
-    write_report_files(summary, Path(run_dir))
+    run = read_run(run_dir)
+    summary = aggregate(run)
+    write_report_files(summary, Path(run_dir), {"provenance": provenance_summary(run)})
     return summary
 
 

@@ -8,6 +8,7 @@ import csv
 import itertools
 import math
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,11 @@ def test_compare_published_filters_by_budget_and_flags_deliberate_differences() 
     data = compare_published(odd, aggregate(odd))
     assert len(data["published"]) == len(published_rows())
     assert "no published row has the run's budget of 1 h" in data["notes"][0]
+
+
+def test_html_report_without_matplotlib_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mle_gym.analysis import html
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the extra were not installed
+    with pytest.raises(RuntimeError, match=r"pip install 'mle-gym\[report\]'"):
+        html._pyplot()

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 
@@ -114,8 +115,11 @@ def _reasons(seeds: dict[int, dict[str, str]]) -> str:
     )
 
 
-def write_report_files(summary: RunSummary, run_dir: Path) -> None:
-    write_json(run_dir / REPORT_JSON, summary.to_dict())
+def write_report_files(
+    summary: RunSummary, run_dir: Path, extras: dict[str, Any] | None = None
+) -> None:
+    """report.json (what `mle-gym report --json` prints) and report.csv."""
+    write_json(run_dir / REPORT_JSON, {**summary.to_dict(), **(extras or {})})
     (run_dir / REPORT_CSV).write_text(to_csv(summary))
 
 
