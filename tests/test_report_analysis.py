@@ -554,3 +554,30 @@ def test_html_report_is_one_page_that_renders_its_figures_offline_in_chromium(
     assert _pixels_of(image, page.SCORE_COLOUR) > 30  # normalised-score markers
     assert _pixels_of(image, page.MEDAL_COLOURS["gold"]) > 30  # medal lines
     assert max(_pixels_of(image, c) for c in page.PASS_COLOURS[:3]) > 30  # pass@k curve
+
+
+@pytest.mark.docker
+@pytest.mark.timeout(600)
+def test_docker_episodes_record_the_agent_images_id_and_digests(
+    docker_engine, digits_home: Path, tmp_path: Path
+) -> None:
+    run_dir = tmp_path / "docker-run"
+    mle_gym(
+        "run",
+        DIGITS,
+        "--backend",
+        "docker",
+        "--seeds",
+        "1",
+        "--run-dir",
+        str(run_dir),
+        home=digits_home,
+    )
+    recorded = json.loads(
+        (run_dir / "episodes" / DIGITS / "seed-0" / "provenance.json").read_text()
+    )["image"]
+    image = docker_engine.images.get(recorded["tag"])
+    assert recorded["id"] == image.id and recorded["digests"] == image.attrs["RepoDigests"]
+    data = _report(run_dir, digits_home)["provenance"]
+    assert data["episodes"]["images"] == [image.id]
+    assert data["invocations"][0]["env"]["backend"] == "docker"
