@@ -204,3 +204,16 @@ def test_html_report_without_matplotlib_names_the_extra(monkeypatch: pytest.Monk
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the extra were not installed
     with pytest.raises(RuntimeError, match=r"pip install 'mle-gym\[report\]'"):
         html._pyplot()
+
+
+def test_split_all_is_accepted_where_a_split_is(capsys: pytest.CaptureFixture) -> None:
+    import json
+
+    from mle_gym import cli
+
+    assert cli.main(["list", "--split", "all", "--json"]) == 0
+    listed = [c["id"] for c in json.loads(capsys.readouterr().out)]
+    assert sorted(listed) == sorted(split_members("all"))
+    for command in (["prepare"], ["run"], ["export", "harbor", "--out", "x"], ["report", "RUN"]):
+        args = cli.build_parser().parse_args([*command, "--split", "all"])
+        assert args.split == "all"
