@@ -19,7 +19,8 @@ from mle_gym.cli_show import console, log, say
 # command that needs it, so `mle-gym --help` starts quickly.
 
 DEMO_COMPETITION = "sklearn-digits"
-SPLITS = ("lite", "medium", "high", "dev", "demo")
+#: `all` is MLE-bench's 75 (lite + medium + high); dev and demo stay apart.
+SPLITS = ("lite", "medium", "high", "all", "dev", "demo")
 #: The names `baselines.registry` knows (kept here so `--help` need not import it).
 POLICIES = ("scripted", "llm", "mini-swe-agent", "aide", "openhands")
 
@@ -35,10 +36,11 @@ def _policy(name: str, options: dict[str, Any] | None = None) -> Any:
 
 # -- splits -----------------------------------------------------------------------------------
 def split_sizes() -> dict[str, int]:
-    """How many competitions each split has today (an unknown split has none)."""
+    """How many competitions each split has today (an unknown split has none); `all` is not
+    one of them (it is lite + medium + high)."""
     from mle_gym.competitions import all_competitions
 
-    sizes = dict.fromkeys(SPLITS, 0)
+    sizes = dict.fromkeys((s for s in SPLITS if s != "all"), 0)
     for comp in all_competitions():
         sizes[comp.split] = sizes.get(comp.split, 0) + 1
     return sizes
@@ -50,9 +52,9 @@ def _existing_splits() -> str:
 
 def split_ids(split: str) -> list[str]:
     """The ids of `split`; exits with what does exist when it has none yet."""
-    from mle_gym.competitions import all_competitions
+    from mle_gym.analysis.splits import split_members
 
-    ids = [c.id for c in all_competitions() if c.split == split]
+    ids = split_members(split)
     if not ids:
         raise SystemExit(
             f"the {split!r} split has no competitions in mle_gym yet; "
@@ -63,10 +65,11 @@ def split_ids(split: str) -> list[str]:
 
 # -- list -------------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
+    from mle_gym.analysis.splits import in_split
     from mle_gym.competitions import all_competitions
     from mle_gym.data import CompetitionDirs
 
-    shown = [c for c in all_competitions() if args.split in (None, c.split)]
+    shown = [c for c in all_competitions() if args.split is None or in_split(c.split, args.split)]
     if args.split and not shown and not args.json:
         split_ids(args.split)  # says the split is empty and what exists
     prepared = {c.id: CompetitionDirs.of(c.id).is_prepared() for c in shown}
@@ -187,6 +190,14 @@ def cmd_prepare(args: argparse.Namespace) -> int:
 
 # -- grade ------------------------------------------------------------------------------------
 def cmd_grade(args: argparse.Namespace) -> int:
+    if args.submissions is not None:
+        if args.competition or args.submission:
+            raise SystemExit("give either ID FILE or --submissions FILE.jsonl, not both")
+        from mle_gym.cli_report import cmd_grade_submissions
+
+        return cmd_grade_submissions(args)
+    if not (args.competition and args.submission):
+        raise SystemExit("name a competition id and a submission file, or --submissions FILE.jsonl")
     from mle_gym.competitions import get_competition
     from mle_gym.data import CompetitionDirs
     from mle_gym.grading import grade
@@ -332,10 +343,11 @@ def _batch_scheduler(args: argparse.Namespace, secrets: dict[str, Any]) -> Any:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from mle_gym.batch import BatchSpec, RunStore, aggregate, run_batch
+    from mle_gym.analysis.render import header_lines, to_table
+    from mle_gym.batch import BatchSpec, RunStore, run_batch
     from mle_gym.batch.progress import BatchProgress
-    from mle_gym.batch.report import to_table
     from mle_gym.batch.resources import with_limits
+    from mle_gym.cli_report import write_run_report
 
     ids = _batch_competitions(args)
     env_kwargs = with_limits(_env_kwargs(args), args.cpus_per_episode, args.memory_per_episode)
@@ -352,9 +364,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
         f"({where}) → {run_dir}"
     )
     closing = contextlib.closing(scheduler) if args.ray else contextlib.nullcontext()
-    with closing, BatchProgress(console(), len(ids) * len(seeds), title) as progress:
-        result = run_batch(spec, store, scheduler, progress)
-    summary = aggregate(store.records())
+    try:
+        with closing, BatchProgress(console(), len(ids) * len(seeds), title) as progress:
+            result = run_batch(spec, store, scheduler, progress)
+    finally:
+        if store.episodes.is_dir():
+            summary = write_run_report(run_dir)
+    for line in header_lines(summary):
+        say(line, style="dim")
     console().print(to_table(summary, title=f"report: {run_dir}", width=console().width))
     say(
         f"{result.done} episode(s) run, {result.skipped} already done, "
@@ -367,42 +384,6 @@ def cmd_batch(args: argparse.Namespace) -> int:
         style="dim",
     )
     return 0 if result.ok else 1
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    from mle_gym.batch import RunStore, aggregate
-    from mle_gym.batch.report import to_csv, to_table
-
-    store = RunStore(args.run_dir)
-    if not store.episodes.is_dir():
-        raise FileNotFoundError(f"{args.run_dir} is not a batch run directory (no episodes/)")
-    records = store.records()
-    summary = aggregate(records)
-    if args.json:
-        data = summary.to_dict()
-        if args.episodes:
-            data["episode_rows"] = [_episode_json(r) for r in records]
-        print(json.dumps(data, indent=2))
-    elif args.csv:
-        sys.stdout.write(to_csv(summary))
-    else:
-        console().print(to_table(summary, title=f"report: {args.run_dir}", width=console().width))
-        if args.episodes:
-            console().print(show.episodes_table(records))
-    return 0
-
-
-def _episode_json(record: Any) -> dict[str, Any]:
-    report = record.report or {}
-    keys = ("score", "valid_submission", "above_median", "any_medal", "normalized_score")
-    return {
-        "competition_id": record.competition_id,
-        "seed": record.seed,
-        "state": record.state,
-        "attempt": record.attempt,
-        **{key: report.get(key) for key in keys},
-        "error": record.error or report.get("error"),
-    }
 
 
 # -- docker and housekeeping --------------------------------------------------------------------
@@ -590,9 +571,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_prepare)
 
     p = sub.add_parser("grade", help="grade a submission file against the private answers")
-    p.add_argument("competition", metavar="ID", help="competition id")
-    p.add_argument("submission", metavar="FILE", help="the submission CSV")
+    p.add_argument("competition", nargs="?", metavar="ID", help="competition id")
+    p.add_argument("submission", nargs="?", metavar="FILE", help="the submission CSV")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    from mle_gym.cli_report import add_grade_options
+
+    add_grade_options(p)
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("demo", help="run the scripted baseline on the offline demo competition")
@@ -679,19 +663,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_harness_options(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser(
-        "report",
-        help="aggregate a batch run as MLE-bench does: rates and "
-        "scores, mean ± standard error over seeds",
-    )
-    p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the batch's --run-dir")
-    p.add_argument(
-        "--episodes", action="store_true", help="also one row per episode (state, score, medal)"
-    )
-    fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--json", action="store_true", help="print JSON")
-    fmt.add_argument("--csv", action="store_true", help="print CSV (the summary rows)")
-    p.set_defaults(func=cmd_report)
+    from mle_gym.cli_report import add_report_parser
+
+    add_report_parser(sub, SPLITS)
 
     p = sub.add_parser("build-image", help="build the Docker image agents run in")
     p.add_argument(

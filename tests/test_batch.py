@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mle_gym.batch.aggregate import FIGURES, aggregate
+from mle_gym.analysis.aggregate import FIGURES, aggregate
+from mle_gym.analysis.runs import Run
 from mle_gym.batch.store import EpisodeRecord
 from mle_gym.competitions import get_competition
 from mle_gym.grading import grade
@@ -108,7 +109,13 @@ def test_batch_run_keeps_each_episode_and_reports_like_mle_bench(
         assert "episode sklearn-digits/seed-" in (directory / "episode.log").read_text()
 
     summary = json.loads(mle_gym("report", str(local_batch), "--json", home=digits_home).stdout)
-    assert summary["episodes"] == {"done": 3, "failed": 0, "running": 0, "competitions": 1}
+    assert summary["episodes"] == {
+        "done": 3,
+        "failed": 0,
+        "running": 0,
+        "missing": 0,
+        "competitions": 1,
+    }
     expected = recompute(local_batch)
     assert summary["competitions"]["sklearn-digits"]["seeds"] == SEEDS
     assert_figures_match(summary["competitions"]["sklearn-digits"], expected["sklearn-digits"])
@@ -120,14 +127,15 @@ def test_batch_run_keeps_each_episode_and_reports_like_mle_bench(
             io.StringIO(mle_gym("report", str(local_batch), "--csv", home=digits_home).stdout)
         )
     )
-    assert [r["scope"] for r in rows] == ["sklearn-digits", "overall"]
+    assert [r["scope"] for r in rows] == ["sklearn-digits", "demo", "overall"]
+    expected["demo"] = expected["overall"]
     for row in rows:
         for key, (mean, _) in expected[row["scope"]].items():
             assert float(row[f"{key}_mean"]) == pytest.approx(mean)
     assert json.loads((local_batch / "report.json").read_text()) == summary
 
     table = mle_gym("report", str(local_batch), home=digits_home).stdout
-    assert "sklearn-digits" in table and "overall" in table and "any medal %" in table
+    assert "sklearn-digits" in table and "demo" in table and "any medal %" in table
 
 
 def _processes_mentioning(text: str) -> list[str]:
@@ -255,6 +263,16 @@ def _record(competition: str, seed: int, state: str = "done", **flags: object) -
     )
 
 
+def _run(records: list[EpisodeRecord]) -> Run:
+    return Run(
+        Path("."),
+        tuple(sorted({r.competition_id for r in records})),
+        tuple(sorted({r.seed for r in records})),
+        tuple(records),
+        {},
+    )
+
+
 def test_aggregate_takes_means_over_seeds_of_per_seed_means() -> None:
     records = [
         _record("a", 0, gold_medal=True, any_medal=True, above_median=True, normalized_score=1.2),
@@ -264,8 +282,14 @@ def test_aggregate_takes_means_over_seeds_of_per_seed_means() -> None:
         _record("b", 1, silver_medal=True, any_medal=True, normalized_score=0.8),
         _record("b", 2, state="failed"),  # never graded: not counted
     ]
-    summary = aggregate(records)
-    assert summary.episodes == {"done": 5, "failed": 1, "running": 0, "competitions": 2}
+    summary = aggregate(_run(records))
+    assert summary.episodes == {
+        "done": 5,
+        "failed": 1,
+        "running": 0,
+        "missing": 0,
+        "competitions": 2,
+    }
     a, b = summary.competitions
     assert (a.name, a.seeds, b.seeds) == ("a", 3, 2)
     medal_a = [1.0, 1.0, 0.0]
@@ -274,12 +298,14 @@ def test_aggregate_takes_means_over_seeds_of_per_seed_means() -> None:
     # scores floored at 0, and 0 without a valid submission
     assert a.figures["normalized_score"].mean == pytest.approx((1.2 + 0.6 + 0.0) / 3)
     assert b.figures["normalized_score"].mean == pytest.approx((0.0 + 0.8) / 2)
-    # overall: seed 0 -> (1 + 0)/2, seed 1 -> (1 + 1)/2, seed 2 -> 0/1 (only a has it)
-    per_seed = [0.5, 1.0, 0.0]
+    # overall: seed 0 -> (1 + 0)/2, seed 1 -> (1 + 1)/2; seed 2 is dropped (b failed)
+    per_seed = [0.5, 1.0]
     overall = summary.overall.figures["any_medal"]
-    assert summary.overall.seeds == 3 and overall.mean == pytest.approx(np.mean(per_seed))
-    assert overall.sem == pytest.approx(np.std(per_seed, ddof=1) / math.sqrt(3))
-    assert aggregate([_record("a", 0)]).overall.figures["valid_submission"].sem is None
+    assert summary.overall.seeds == 2 and overall.mean == pytest.approx(np.mean(per_seed))
+    assert overall.sem == pytest.approx(np.std(per_seed, ddof=1) / math.sqrt(2))
+    assert summary.overall.account.dropped == {2: {"b": "failed"}}
+    one = aggregate(_run([_record("a", 0)]))
+    assert one.overall.figures["valid_submission"].sem is None
 
 
 class _SubmitSample:

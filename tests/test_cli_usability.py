@@ -83,7 +83,7 @@ def test_an_empty_split_says_it_is_empty_and_what_exists(command, only_lite) -> 
 def test_no_ids_and_no_split_names_both_ways() -> None:
     with pytest.raises(SystemExit) as refused:
         cli.main(["prepare"])
-    assert "name a competition id, or --split lite|medium|high|dev|demo" in str(refused.value)
+    assert "name a competition id, or --split lite|medium|high|all|dev|demo" in str(refused.value)
 
 
 def test_grade_with_a_typo_suggests_the_id(capsys) -> None:

@@ -1,6 +1,5 @@
 """Many episodes: every (competition, seed) of a policy, resumable, locally or on Ray."""
 
-from mle_gym.batch.aggregate import RunSummary, aggregate
 from mle_gym.batch.local import LocalScheduler
 from mle_gym.batch.runner import BatchResult, run_batch
 from mle_gym.batch.spec import BatchSpec, EpisodeTask
@@ -12,7 +11,5 @@ __all__ = [
     "EpisodeTask",
     "LocalScheduler",
     "RunStore",
-    "RunSummary",
-    "aggregate",
     "run_batch",
 ]

@@ -11,9 +11,16 @@ from typing import Any
 
 import gymnasium as gym
 
+from mle_gym.batch.provenance import episode_provenance
 from mle_gym.batch.recorder import TrajectoryRecorder
 from mle_gym.batch.spec import EpisodeTask
-from mle_gym.batch.store import REPORT_FILE, RESULT_FILE, TRAJECTORY_FILE, write_json
+from mle_gym.batch.store import (
+    PROVENANCE_FILE,
+    REPORT_FILE,
+    RESULT_FILE,
+    TRAJECTORY_FILE,
+    write_json,
+)
 from mle_gym.competitions import get_competition
 from mle_gym.data import CompetitionDirs, prepare
 from mle_gym.runner import run_episode
@@ -45,6 +52,11 @@ def run_task(
     comp = get_competition(task.competition_id)
     prepare_once(task.competition_id)
     policy = make_policy(task.policy, **task.policy_options, **(secrets or {}))
+    prepared = CompetitionDirs.of(comp.id).preparation_record()
+    write_json(
+        directory / PROVENANCE_FILE,
+        episode_provenance(with_gpus(task.env_kwargs, gpus), prepared, policy),
+    )
     env = TrajectoryRecorder(
         gym.make(comp.env_id, **with_gpus(task.env_kwargs, gpus)),
         directory / TRAJECTORY_FILE,

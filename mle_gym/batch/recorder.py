@@ -19,6 +19,8 @@ class TrajectoryRecorder(gym.Wrapper):
 
     When an episode ends, the submission file is copied next to the trajectory: the sandbox
     is still up until the next reset or close, and no agent command runs after the grading.
+    On close, a policy that keeps totals (`policy.usage.to_dict()`: model calls, tokens, cost)
+    adds one `{"event": "usage", ...}` line, which also counts calls that led to no step.
     """
 
     def __init__(self, env: gym.Env, path: Path, policy: Any = None) -> None:
@@ -65,6 +67,9 @@ class TrajectoryRecorder(gym.Wrapper):
         try:
             super().close()
         finally:
+            usage = getattr(self.policy, "usage", None)
+            if usage is not None and hasattr(usage, "to_dict"):
+                self._write({"event": "usage", "episode": self._episode, "usage": usage.to_dict()})
             self._file.close()
 
     def _write(self, record: dict[str, Any]) -> None:

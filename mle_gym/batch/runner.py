@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from mle_gym.batch.aggregate import aggregate
-from mle_gym.batch.report import write_report_files
+from mle_gym.batch.provenance import run_provenance
 from mle_gym.batch.spec import BatchSpec, EpisodeTask
 from mle_gym.batch.store import Outcome, RunStore
 from mle_gym.competitions import get_competition
@@ -70,13 +69,14 @@ class BatchResult:
 def run_batch(
     spec: BatchSpec, store: RunStore, scheduler: Scheduler, listener: Listener
 ) -> BatchResult:
-    """Run the unfinished episodes of `spec` into `store`; write the run's report at the end.
+    """Run the unfinished episodes of `spec` into `store` (the caller writes the report).
 
     SIGTERM and Ctrl-C stop the running workers (their sandboxes are closed) and mark their
     episodes failed, so the next run retries them.
     """
     with store.locked(), _terminate_raises():
         store.open(spec)
+        store.record_provenance(run_provenance(spec.policy, spec.public_options(), spec.env_kwargs))
         tasks = spec.tasks()
         if scheduler.shares_host_cache:
             ensure_prepared(spec.competitions)
@@ -105,8 +105,6 @@ def run_batch(
             for task in scheduler.stop():
                 store.finish(task, Outcome(False, "interrupted: the run was stopped"))
             raise
-        finally:
-            write_report_files(aggregate(store.records()), store.root)
     return BatchResult(len(tasks), skipped, done, failed)
 
 

@@ -2,13 +2,15 @@
 
     RUN_DIR/
       batch.json                   settings (must match on resume) and the episodes asked for
-      report.json, report.csv      the aggregate, rewritten at the end of each run
+      provenance.json              versions, host, budgets, policy: one entry per invocation
+      report.json, report.csv      the aggregate, written after each run (mle_gym.analysis)
       episodes/<competition>/seed-<k>/
         task.json                  what the worker ran
         status.json                running | done | failed, attempt number, times, error
         trajectory.jsonl           the reset and every step, one JSON object a line
         <submission file>          the final submission, as graded
         report.json                the grading report
+        provenance.json            host, image, data checksums: what may differ per episode
         result.json                steps, total reward, duration (written last by the worker)
         episode.log                the worker's output
 
@@ -41,6 +43,7 @@ TRAJECTORY_FILE = "trajectory.jsonl"
 REPORT_FILE = "report.json"
 RESULT_FILE = "result.json"
 LOG_FILE = "episode.log"
+PROVENANCE_FILE = "provenance.json"
 LOG_TAIL_CHARS = 2000
 
 
@@ -136,6 +139,13 @@ class RunStore:
             self.root / BATCH_FILE,
             {"settings": spec.settings(), "competitions": competitions, "seeds": seeds},
         )
+
+    def record_provenance(self, entry: dict[str, Any]) -> None:
+        """Add this invocation's record (a resume may run elsewhere, or another version)."""
+        path = self.root / PROVENANCE_FILE
+        kept = read_json(path) or {"invocations": []}
+        kept["invocations"].append(entry)
+        write_json(path, kept)
 
     # -- one episode ------------------------------------------------------------------------
     def episode_dir(self, task: EpisodeTask) -> Path:

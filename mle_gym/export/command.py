@@ -68,12 +68,12 @@ def add_export_parser(sub: Any, splits: tuple[str, ...]) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from mle_gym.competitions import all_competitions
+    from mle_gym.analysis.splits import split_members
     from mle_gym.export.harbor import HarborOptions, export_harbor
 
     if not args.ids and not args.split:
         raise SystemExit("name competition ids, or --split SPLIT")
-    ids = list(args.ids) + [c.id for c in all_competitions() if c.split == args.split]
+    ids = list(args.ids) + (split_members(args.split) if args.split else [])
     options = HarborOptions(
         time_limit=args.time_limit,
         cpus=args.cpus,

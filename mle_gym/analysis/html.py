@@ -1,0 +1,286 @@
+"""`mle-gym report RUN --html FILE`: the report as one self-contained page.
+
+Figures are drawn with matplotlib (the `report` extra) as inline SVG, text as paths, so the
+page loads nothing from anywhere: per-split medal rates with SEM error bars beside the
+published rows, each competition's normalised score against its bronze/silver/gold lines,
+the pass@k curve, then the tables, the rule's seed accounting and the provenance block.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from typing import Any
+
+from mle_gym.analysis.aggregate import FIGURES, Row, RunSummary, competition_values
+from mle_gym.analysis.passk import pass_table
+from mle_gym.analysis.published import COLUMNS
+from mle_gym.analysis.render import header_lines, shown_splits
+from mle_gym.analysis.runs import Run
+from mle_gym.grading import normalized_score
+
+#: Colours of the page's marks (matplotlib's palette), one per kind of mark.
+RUN_COLOUR = "#1f77b4"
+PUBLISHED_COLOUR = "#ff7f0e"
+SCORE_COLOUR = "#2ca02c"
+PASS_COLOURS = ("#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+MEDAL_COLOURS = {"gold": "#d4af37", "silver": "#8a8a8a", "bronze": "#cd7f32"}
+RATES_SHOWN = ("valid_submission", "above_median", "any_medal", "gold_medal")
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+    except ModuleNotFoundError:
+        raise RuntimeError(
+            "the HTML report draws its figures with matplotlib: pip install 'mle-gym[report]'"
+        ) from None
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "path"  # no font to fetch when viewed
+    matplotlib.rcParams["svg.hashsalt"] = "mle-gym"  # the same run gives the same page
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _svg(fig: Any) -> str:
+    out = io.StringIO()
+    fig.savefig(out, format="svg", bbox_inches="tight")
+    fig.clear()
+    text = out.getvalue()
+    return text[text.index("<svg") :]
+
+
+def rates_figure(plt: Any, summary: RunSummary, published: dict[str, Any] | None) -> str:
+    """Each split row's rates (mean ± SEM over seeds); beside them, for Low/Medium/High/All,
+    the run's any-medal rate and the published rows'."""
+    rows = [r for r in shown_splits(summary) if r.figures]
+    panels = 2 if published else 1
+    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 3.6), squeeze=False)
+    ax = axes[0][0]
+    width = 0.8 / len(RATES_SHOWN)
+    for i, key in enumerate(RATES_SHOWN):
+        xs = [j + i * width for j in range(len(rows))]
+        means = [100 * r.figures[key].mean for r in rows]
+        errors = [100 * (r.figures[key].sem or 0.0) for r in rows]
+        ax.bar(
+            xs,
+            means,
+            width,
+            yerr=errors,
+            capsize=3,
+            label=dict(FIGURES)[key],
+            color=RUN_COLOUR,
+            alpha=1.0 - 0.2 * i,
+        )
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(rows))], [r.name for r in rows])
+    ax.set_ylabel("% of episodes (mean ± SEM over seeds)")
+    ax.set_ylim(0, 105)
+    ax.set_title(f"this run ({summary.rule})")
+    ax.legend(fontsize=7)
+    if published:
+        ax = axes[0][1]
+        names = list(COLUMNS)
+        ours = published["run"]
+        ax.bar(
+            [j - 0.2 for j in range(len(names))],
+            [(ours.get(n) or {}).get("mean") or 0.0 for n in names],
+            0.4,
+            yerr=[(ours.get(n) or {}).get("sem") or 0.0 for n in names],
+            capsize=3,
+            color=RUN_COLOUR,
+            label="this run",
+        )
+        for row in published["published"]:
+            ax.errorbar(
+                [j + 0.2 for j in range(len(names))],
+                [row["any_medal"][n]["mean"] for n in names],
+                yerr=[row["any_medal"][n]["sem"] for n in names],
+                fmt="o",
+                color=PUBLISHED_COLOUR,
+                alpha=0.5,
+                markersize=4,
+            )
+        ax.plot([], [], "o", color=PUBLISHED_COLOUR, label="published rows")
+        ax.set_xticks(range(len(names)), names)
+        ax.set_ylabel("any medal %")
+        ax.set_ylim(0, 100)
+        ax.set_title("beside MLE-bench's published rows")
+        ax.legend(fontsize=7)
+    return _svg(fig)
+
+
+def _normalised_thresholds(report: dict[str, Any]) -> dict[str, float]:
+    """Bronze, silver and gold on the normalised scale (gold is 1 by definition)."""
+    return {
+        name: normalized_score(
+            report[f"{name}_threshold"],
+            report["sample_score"],
+            report["gold_threshold"],
+            report["is_lower_better"],
+        )
+        for name in MEDAL_COLOURS
+    }
+
+
+def scores_figure(plt: Any, run: Run, summary: RunSummary) -> str:
+    """Each competition's normalised score (mean ± SEM; each counted seed a dot) and its
+    bronze, silver and gold thresholds on the same scale."""
+    rows = [r for r in summary.competitions if r.figures]
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(rows) + 2), 3.6))
+    for j, row in enumerate(rows):
+        figure = row.figures["normalized_score"]
+        ax.errorbar(
+            [j],
+            [figure.mean],
+            yerr=[figure.sem or 0.0],
+            fmt="s",
+            markersize=10,
+            color=SCORE_COLOUR,
+            capsize=4,
+        )
+        seeds = competition_values(run, row.name, summary.rule)
+        ax.plot(
+            [j + 0.15] * len(seeds),
+            [v["normalized_score"] for v in seeds.values()],
+            ".",
+            color=SCORE_COLOUR,
+            alpha=0.6,
+        )
+        report = next(
+            (r.report for r in run.records if r.competition_id == row.name and run.graded(r)),
+            None,
+        )
+        if report is None:
+            continue
+        for name, level in _normalised_thresholds(report).items():
+            ax.hlines(
+                level,
+                j - 0.35,
+                j + 0.35,
+                colors=MEDAL_COLOURS[name],
+                linewidth=2,
+                label=name if j == 0 else None,
+            )
+    ax.set_xticks(range(len(rows)), [r.name for r in rows], rotation=20, ha="right")
+    ax.set_ylabel("normalised score (0 sample, 1 gold)")
+    ax.set_title("normalised score per competition, against its medal lines")
+    ax.legend(fontsize=7)
+    return _svg(fig)
+
+
+def pass_k_figure(plt: Any, run: Run, summary: RunSummary) -> tuple[str, list[int]]:
+    """pass@k of any medal for k = 1 .. the fewest counted episodes of a competition."""
+    counts = [len(competition_values(run, r.name, summary.rule)) for r in summary.competitions]
+    counts = [n for n in counts if n]
+    if not counts:
+        return "", []
+    ks = list(range(1, min(counts) + 1))
+    table = pass_table(run, summary, ks)
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for i, (name, split) in enumerate(table["splits"].items()):
+        ax.plot(
+            ks,
+            [100 * split["by_k"][k]["any_medal"] for k in ks],
+            "-s",
+            markersize=9,
+            linewidth=2,
+            color=PASS_COLOURS[i % len(PASS_COLOURS)],
+            label=name,
+        )
+    ax.set_xticks(ks)
+    ax.set_xlabel("k (tries per competition)")
+    ax.set_ylabel("pass@k, any medal %")
+    ax.set_ylim(0, 105)
+    ax.set_title("pass@k (unbiased estimate over seeds)")
+    ax.legend(fontsize=7)
+    return _svg(fig), ks
+
+
+def _table(row_list: list[Row]) -> str:
+    heads = "".join(f"<th>{html.escape(label)}</th>" for _, label in FIGURES)
+    body = []
+    for row in row_list:
+        cells = []
+        for key, _ in FIGURES:
+            figure = row.figures.get(key)
+            if figure is None:
+                cells.append("<td>—</td>")
+                continue
+            scale, digits = (1.0, 3) if key == "normalized_score" else (100.0, 1)
+            text = f"{figure.mean * scale:.{digits}f}"
+            if figure.sem is not None:
+                text += f" ± {figure.sem * scale:.{digits}f}"
+            cells.append(f"<td>{text}</td>")
+        body.append(
+            f"<tr><th>{html.escape(row.name)}</th><td>{row.seeds}</td>{''.join(cells)}</tr>"
+        )
+    return (
+        f"<table><tr><th>row</th><th>seeds</th>{heads}</tr>{''.join(body)}</table>"
+        "<p class=note>rates in %, normalised score 0 = sample submission, 1 = gold</p>"
+    )
+
+
+def _published_list(published: dict[str, Any]) -> str:
+    items = []
+    for row in published["published"]:
+        figures = ", ".join(
+            f"{n} {row['any_medal'][n]['mean']:.1f} ± {row['any_medal'][n]['sem']:.1f}"
+            for n in COLUMNS
+        )
+        flags = (" (padded)" if row["padded"] else "") + (
+            " (test feedback)" if row["test_feedback"] else ""
+        )
+        items.append(
+            f"<li>{html.escape(row['agent'])} / {html.escape(row['llm'])}{flags}: {figures}; "
+            f"{row['hours']:g} h; {html.escape(row['table'])}, {html.escape(row['date'])}, "
+            f'<a href="{html.escape(row["source"])}">source</a></li>'
+        )
+    notes = "".join(f"<li>{html.escape(n)}</li>" for n in published["notes"])
+    return f"<ul class=notes>{notes}</ul><ul>{''.join(items)}</ul>"
+
+
+STYLE = """
+body { font-family: sans-serif; margin: 2em; max-width: 1200px; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th:first-child { text-align: left; }
+figure { margin: 1.5em 0; }
+figure svg { max-width: 100%; height: auto; }
+pre { background: #f6f6f6; padding: 0.8em; white-space: pre-wrap; }
+.note, .notes { color: #555; font-size: 0.9em; }
+"""
+
+
+def html_report(
+    run: Run,
+    summary: RunSummary,
+    published: dict[str, Any] | None,
+    provenance: list[str],
+    title: str,
+) -> str:
+    """The whole page, as text."""
+    plt = _pyplot()
+    figures = [("rates", "Medal rates per split", rates_figure(plt, summary, published))]
+    figures.append(("scores", "Normalised score per competition", scores_figure(plt, run, summary)))
+    curve, ks = pass_k_figure(plt, run, summary)
+    if curve:
+        figures.append(("pass-k", f"pass@k for k = 1..{ks[-1]}", curve))
+    plt.close("all")
+    sections = "".join(
+        f'<figure class="plot" id="{name}"><figcaption>{html.escape(caption)}</figcaption>'
+        f"{svg}</figure>"
+        for name, caption, svg in figures
+    )
+    header = "".join(f"<li>{html.escape(line)}</li>" for line in header_lines(summary))
+    return (
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>"
+        f"<h1>{html.escape(title)}</h1><ul class=notes>{header}</ul>"
+        f"{sections}"
+        f"<h2>Per split</h2>{_table(shown_splits(summary))}"
+        f"<h2>Per competition</h2>{_table(summary.competitions)}"
+        + (f"<h2>Published rows</h2>{_published_list(published)}" if published else "")
+        + f"<h2>Provenance</h2><pre>{html.escape(chr(10).join(provenance))}</pre>"
+        "</body></html>"
+    )

@@ -1,0 +1,282 @@
+"""`mle-gym report RUN` and `mle-gym grade --submissions FILE.jsonl`: runs read as MLE-bench
+reads them (splits, complete seeds, pass@k, published figures, its report format)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mle_gym.cli_show import console, say
+
+#: `--split` of `report` -> the row it names.
+ROW_OF_SPLIT = {"lite": "Low", "medium": "Medium", "high": "High", "all": "All"}
+
+
+def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
+    p = sub.add_parser(
+        "report",
+        help="aggregate a batch run as MLE-bench does: per split (Low, Medium, High, All), "
+        "complete seeds, mean ± standard error over seeds; pass@k; published figures",
+    )
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the batch's --run-dir")
+    p.add_argument(
+        "--episodes", action="store_true", help="also one row per episode (state, score, medal)"
+    )
+    p.add_argument(
+        "--pad-incomplete",
+        action="store_true",
+        dest="pad_incomplete",
+        help="count failed, running and missing episodes as 0 instead of dropping seeds that "
+        "lack one (MLE-bench's leaderboard marks such entries as padded)",
+    )
+    p.add_argument(
+        "--pass-k",
+        dest="pass_k",
+        metavar="K,K,...",
+        help="pass@k (any medal, each medal, above median) and the expected best-of-k "
+        "normalised score, per competition and split, e.g. 1,2,4,8",
+    )
+    p.add_argument(
+        "--compare",
+        choices=("published",),
+        help="the run's any-medal rates beside MLE-bench's published rows (same time budget)",
+    )
+    p.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write the report as one self-contained HTML page (figures need the "
+        "'report' extra: pip install 'mle-gym[report]')",
+    )
+    p.add_argument(
+        "--regrade",
+        action="store_true",
+        help="grade every kept submission again with the installed grader (after a grader "
+        "fix); old reports are kept, and what changed is printed",
+    )
+    p.add_argument(
+        "--split",
+        choices=splits,
+        help="with --format mlebench: export this split's row (default: every competition)",
+    )
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print JSON")
+    fmt.add_argument("--csv", action="store_true", help="print CSV (the summary rows)")
+    fmt.add_argument(
+        "--format",
+        choices=("table", "json", "csv", "mlebench"),
+        help="mlebench: the counted episodes as MLE-bench's grading report (for its "
+        "aggregate_grading_reports.py or a leaderboard entry)",
+    )
+    p.set_defaults(func=cmd_report)
+
+
+def add_grade_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--submissions",
+        type=Path,
+        metavar="FILE.jsonl",
+        help="grade a whole run made by another tool: MLE-bench's input, one JSON object a "
+        "line with competition_id and submission_path",
+    )
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        dest="output_dir",
+        default=Path("."),
+        metavar="DIR",
+        help="with --submissions: where <time>_grading_report.json is written (default .)",
+    )
+
+
+def rule_of(args: argparse.Namespace) -> str:
+    from mle_gym.analysis.aggregate import COMPLETE_SEEDS, PAD_INCOMPLETE
+
+    return PAD_INCOMPLETE if getattr(args, "pad_incomplete", False) else COMPLETE_SEEDS
+
+
+def write_run_report(run_dir: Path) -> Any:
+    """Aggregate the run (default rule) and keep report.json and report.csv in it."""
+    from mle_gym.analysis.aggregate import aggregate
+    from mle_gym.analysis.provenance import provenance_summary
+    from mle_gym.analysis.render import write_report_files
+    from mle_gym.analysis.runs import read_run
+
+    run = read_run(run_dir)
+    summary = aggregate(run)
+    write_report_files(summary, Path(run_dir), {"provenance": provenance_summary(run)})
+    return summary
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from mle_gym.analysis.aggregate import aggregate
+    from mle_gym.analysis.runs import read_run
+
+    fmt = args.format or ("json" if args.json else "csv" if args.csv else "table")
+    run = read_run(args.run_dir)
+    regraded = None
+    if args.regrade:
+        from mle_gym.analysis.regrade import regrade_run
+
+        regraded = regrade_run(run)
+        run = read_run(args.run_dir)  # the new verdicts
+        write_run_report(args.run_dir)
+        if fmt == "table":
+            _print_regrade(regraded)
+    summary = aggregate(run, rule_of(args))
+    if fmt == "mlebench":
+        return _print_mlebench(run, summary, args.split)
+    if args.split:
+        raise ValueError("--split chooses the row that --format mlebench exports")
+    extras = _extras(run, summary, args)
+    if regraded is not None:
+        extras["regrade"] = regraded
+    if args.html:
+        _write_html(run, summary, extras, args.html)
+    if fmt == "json":
+        data = {**summary.to_dict(), **extras}
+        if args.episodes:
+            data["episode_rows"] = [_episode_json(r) for r in run.records]
+        print(json.dumps(data, indent=2))
+    elif fmt == "csv":
+        from mle_gym.analysis.render import to_csv
+
+        sys.stdout.write(to_csv(summary))
+    else:
+        _print_tables(run, summary, extras, args)
+    return 0
+
+
+def _extras(run: Any, summary: Any, args: argparse.Namespace) -> dict[str, Any]:
+    from mle_gym.analysis.provenance import provenance_summary
+
+    extras: dict[str, Any] = {"provenance": provenance_summary(run)}
+    if args.pass_k:
+        from mle_gym.analysis.passk import parse_ks, pass_table
+
+        extras["pass_at_k"] = pass_table(run, summary, parse_ks(args.pass_k))
+    if args.compare == "published":
+        from mle_gym.analysis.published import compare_published
+
+        extras["published"] = compare_published(run, summary)
+    return extras
+
+
+def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse.Namespace) -> None:
+    """The rule and seed accounting, the figures, pass@k and published rows when asked,
+    the episodes when asked, then cost and provenance."""
+    from mle_gym.analysis.provenance import provenance_lines
+    from mle_gym.analysis.render import (
+        cost_table,
+        header_lines,
+        pass_k_table,
+        published_table,
+        to_table,
+    )
+
+    for line in header_lines(summary):
+        say(line, style="dim")
+    console().print(to_table(summary, title=f"report: {args.run_dir}", width=console().width))
+    if "pass_at_k" in extras:
+        console().print(pass_k_table(extras["pass_at_k"]))
+    if "published" in extras:
+        table, notes = published_table(extras["published"])
+        console().print(table)
+        for note in notes:
+            say(note, style="yellow")
+    if args.episodes:
+        from mle_gym import cli_show as show
+
+        console().print(show.episodes_table(list(run.records)))
+    costs = cost_table(summary)
+    if costs is not None:
+        console().print(costs)
+    for line in provenance_lines(extras["provenance"]):
+        say(line, style="dim")
+
+
+def _write_html(run: Any, summary: Any, extras: dict[str, Any], path: Path) -> None:
+    from mle_gym.analysis.html import html_report
+    from mle_gym.analysis.provenance import provenance_lines
+    from mle_gym.analysis.published import compare_published
+
+    published = extras.get("published") or compare_published(run, summary)
+    page = html_report(
+        run,
+        summary,
+        published,
+        provenance_lines(extras["provenance"]),
+        title=f"mle-gym report: {run.root}",
+    )
+    path.write_text(page, encoding="utf-8")
+    print(f"HTML report written to {path}", file=sys.stderr)
+
+
+def _print_regrade(regraded: dict[str, Any]) -> None:
+    for episode in regraded["changed"]:
+        changes = ", ".join(
+            f"{name} {c['before']!r} -> {c['after']!r}" for name, c in episode["changes"].items()
+        )
+        say(f"regraded {episode['episode']}: {changes}", style="yellow")
+    say(
+        f"regrade: {len(regraded['changed'])} verdict(s) changed, {regraded['unchanged']} "
+        f"unchanged, {len(regraded['skipped'])} not regraded (never graded, or no kept "
+        f"submission); old reports kept as report.before-{regraded['regraded_at']}.json",
+        style="dim",
+    )
+
+
+def _print_mlebench(run: Any, summary: Any, split: str | None) -> int:
+    from mle_gym.analysis.mlebench_format import export_run
+
+    row = ROW_OF_SPLIT.get(split, split) if split else "overall"
+    print(json.dumps(export_run(run, summary, row), indent=2))
+    return 0
+
+
+def cmd_grade_submissions(args: argparse.Namespace) -> int:
+    """Grade MLE-bench's JSONL of submissions and write its run-level grading report."""
+    from mle_gym.analysis.mlebench_format import (
+        grade_submissions,
+        read_submissions,
+        report_file_name,
+    )
+    from mle_gym.data import CompetitionDirs
+
+    def private_dir(comp: Any) -> Path:
+        dirs = CompetitionDirs.of(comp.id)
+        if not dirs.is_prepared():
+            raise FileNotFoundError(
+                f"{comp.id} is not prepared: run `mle-gym prepare {comp.id}` first"
+            )
+        return dirs.private
+
+    report = grade_submissions(read_submissions(args.submissions), private_dir)
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    path = args.output_dir / report_file_name()
+    path.write_text(json.dumps(report, indent=2))
+    totals = {k: v for k, v in report.items() if k != "competition_reports"}
+    if args.json:  # stdout holds the JSON only; where the report went is on stderr
+        print(json.dumps(totals, indent=2))
+        print(f"grading report written to {path}", file=sys.stderr)
+        return 0
+    for key, value in totals.items():
+        say(f"{key}: {value}")
+    say(f"grading report written to {path}", style="dim")
+    return 0
+
+
+def _episode_json(record: Any) -> dict[str, Any]:
+    report = record.report or {}
+    keys = ("score", "valid_submission", "above_median", "any_medal", "normalized_score")
+    return {
+        "competition_id": record.competition_id,
+        "seed": record.seed,
+        "state": record.state,
+        "attempt": record.attempt,
+        **{key: report.get(key) for key in keys},
+        "error": record.error or report.get("error"),
+    }
