@@ -1,0 +1,118 @@
+"""Nothing a model writes can end an episode ungraded: whatever the text of its tool calls,
+the parsers answer with an invalid-call message, and the episode goes on to its grade."""
+
+from __future__ import annotations
+
+import json
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mle_gym
+from baselines.llm_agent import LLMAgentPolicy
+from mle_gym.tools import ActionError
+from tests.agent_support import run_policy_episode
+from tests.conftest import require_bwrap
+from tests.llm_server import Reply, ScriptedLLMServer, tool
+
+pytestmark = pytest.mark.timeout(300)
+
+#: Nesting far past Python's recursion limit: its JSON decoder raises RecursionError here.
+DEPTH = 100_000
+NESTED_ARRAYS = "[" * DEPTH + "]" * DEPTH
+NESTED_OBJECTS = '{"a":' * DEPTH + "1" + "}" * DEPTH
+COPY = "cp /home/data/sample_submission.csv /home/submission/submission.csv"
+#: A tool call's arguments sent as this text, not as JSON of a dict (see RawArgumentsServer).
+RAW = "__raw_arguments__"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        NESTED_ARRAYS,
+        NESTED_OBJECTS,
+        '{"command": ' + NESTED_ARRAYS + "}",
+        '{"command": "ls", "x": ' + NESTED_OBJECTS + "}",
+        '{"command": ' + "9" * 5000 + "}",  # over Python's integer digit limit
+    ],
+    ids=["arrays", "objects", "nested-value", "nested-extra", "long-integer"],
+)
+def test_any_undecodable_arguments_are_an_action_error(arguments: str) -> None:
+    with pytest.raises(ActionError, match="the arguments of tool 'bash'"):
+        mle_gym.action_from_tool_call("bash", arguments)
+
+
+def test_a_tool_name_of_any_type_is_an_action_error() -> None:
+    for name in (["bash"], {"a": 1}, None, 3):
+        with pytest.raises(ActionError, match="unknown tool"):
+            mle_gym.action_from_tool_call(name, "{}")  # type: ignore[arg-type]
+
+
+class RawArgumentsServer(ScriptedLLMServer):
+    """The scripted server, except that a call whose arguments are `{RAW: text}` is sent
+    with `text` itself as its arguments: what a model writes need not be JSON at all."""
+
+    def completion(self, request: dict[str, Any], index: int, reply: Reply) -> dict[str, Any]:
+        body = super().completion(request, index, reply)
+        for call in body["choices"][0]["message"].get("tool_calls") or []:
+            arguments = json.loads(call["function"]["arguments"])
+            if set(arguments) == {RAW}:
+                call["function"]["arguments"] = arguments[RAW]
+        return body
+
+
+def test_the_llm_policy_answers_a_deeply_nested_call_and_the_episode_is_graded(
+    mle_home: Path,
+) -> None:
+    require_bwrap()
+    plan = [
+        tool("bash", command=COPY),
+        Reply(tool_calls=[("bash", {RAW: '{"command": ' + NESTED_ARRAYS + "}"})]),
+        Reply(tool_calls=[("view", {RAW: NESTED_OBJECTS}), ("bash", {"command": "echo on"})]),
+        tool("bash", expect="on", command="echo still here"),
+        tool("submit", expect="still here"),
+    ]
+    with RawArgumentsServer(plan) as server:
+        # one recent turn: the nested calls are soon old, and compacted, in what is sent
+        policy = LLMAgentPolicy(base_url=server.url, model="m", recent_turns=1)
+        episode = run_policy_episode("mle/sklearn-digits-v0", "local", policy, max_steps=20)
+    assert server.mismatches == [] and len(server.requests) == 5
+    assert [s.info["tool"] for s in episode.steps] == ["bash", "bash", "bash", "submit"]
+    assert episode.steps[-1].terminated and episode.report["valid_submission"]
+    answers = [m["content"] for m in server.requests[2]["messages"] if m["role"] == "tool"]
+    assert "Error: the arguments of tool 'bash': JSON nested too deeply to decode" in answers
+    last = server.requests[-1]["messages"]
+    assert any("JSON nested too deeply" in str(m.get("content")) for m in last)
+
+
+@pytest.mark.skipif(find_spec("skyrl_gym") is None, reason="skyrl-gym is not installed")
+def test_the_skyrl_env_answers_a_deeply_nested_call_and_the_episode_is_graded(
+    mle_home: Path,
+) -> None:
+    import skyrl_gym
+
+    from mle_gym.integrations.skyrl import ENV_ID
+
+    require_bwrap()
+    extras = {"competition_id": "sklearn-digits", "max_turns": 5}
+    with skyrl_gym.make(ENV_ID, env_config=None, extras=extras) as env:
+        env.init([])
+        copy = {"name": "bash", "arguments": {"command": COPY}}
+        first = env.step(f"<tool_call>{json.dumps(copy)}</tool_call>")
+        nested = env.step(
+            f"<tool_call>{NESTED_ARRAYS}</tool_call>"
+            # the arguments as a JSON string, which some models write
+            f"<tool_call>{json.dumps({'name': 'bash', 'arguments': NESTED_OBJECTS})}</tool_call>"
+        )
+        last = env.step('<tool_call>{"name": "submit", "arguments": {}}</tool_call>')
+        metrics = env.get_metrics()
+    assert not first["done"] and not nested["done"]
+    assert nested["metadata"]["errors"] == [
+        "the tool call: JSON nested too deeply to decode",
+        "the arguments of tool 'bash': JSON nested too deeply to decode",
+    ]
+    assert "Invalid tool call: the tool call: JSON nested" in nested["observations"][0]["content"]
+    assert last["done"] and last["metadata"]["valid"] and last["reward"] >= 0.0
+    assert metrics["graded"] and metrics["invalid_calls"] == 2 and metrics["steps"] == 2
