@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,17 +14,16 @@ from baselines.llm_agent import LLMAgentPolicy
 from mle_gym.tools import ActionError
 from tests.agent_support import run_policy_episode
 from tests.conftest import require_bwrap
-from tests.llm_server import Reply, ScriptedLLMServer, tool
+from tests.llm_server import Reply, tool
+from tests.model_output_support import (
+    COPY,
+    NESTED_ARRAYS,
+    NESTED_OBJECTS,
+    RAW,
+    RawArgumentsServer,
+)
 
 pytestmark = pytest.mark.timeout(300)
-
-#: Nesting far past Python's recursion limit: its JSON decoder raises RecursionError here.
-DEPTH = 100_000
-NESTED_ARRAYS = "[" * DEPTH + "]" * DEPTH
-NESTED_OBJECTS = '{"a":' * DEPTH + "1" + "}" * DEPTH
-COPY = "cp /home/data/sample_submission.csv /home/submission/submission.csv"
-#: A tool call's arguments sent as this text, not as JSON of a dict (see RawArgumentsServer).
-RAW = "__raw_arguments__"
 
 
 @pytest.mark.parametrize(
@@ -48,19 +46,6 @@ def test_a_tool_name_of_any_type_is_an_action_error() -> None:
     for name in (["bash"], {"a": 1}, None, 3):
         with pytest.raises(ActionError, match="unknown tool"):
             mle_gym.action_from_tool_call(name, "{}")  # type: ignore[arg-type]
-
-
-class RawArgumentsServer(ScriptedLLMServer):
-    """The scripted server, except that a call whose arguments are `{RAW: text}` is sent
-    with `text` itself as its arguments: what a model writes need not be JSON at all."""
-
-    def completion(self, request: dict[str, Any], index: int, reply: Reply) -> dict[str, Any]:
-        body = super().completion(request, index, reply)
-        for call in body["choices"][0]["message"].get("tool_calls") or []:
-            arguments = json.loads(call["function"]["arguments"])
-            if set(arguments) == {RAW}:
-                call["function"]["arguments"] = arguments[RAW]
-        return body
 
 
 def test_the_llm_policy_answers_a_deeply_nested_call_and_the_episode_is_graded(

@@ -7,9 +7,10 @@ of, and the figure is the mean ± standard error of those per-seed values, as in
 paper (e.g. "any medal: 16.9 ± 1.1 %" over seeds).
 
 The normalised score of an episode is the default reward: (score - sample) / (gold - sample)
-floored at 0, and 0 without a valid submission. Only graded ("done") episodes count; failed
-episodes (which never reached grading: the runner or sandbox broke) are counted apart and are
-run again by the next `mle-gym run`.
+floored at 0, and 0 without a valid submission. Only graded ("done") episodes count, those
+ended by an error of their policy or env among them (graded on the submission present then);
+failed episodes (the infrastructure broke before the agent had a step, the worker was
+killed, or the run was stopped) are counted apart and are run again by the next `mle-gym run`.
 """
 
 from __future__ import annotations
