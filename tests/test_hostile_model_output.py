@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
+import gymnasium as gym
 import pytest
 
 import mle_gym
@@ -22,6 +24,7 @@ from tests.model_output_support import (
     RAW,
     RawArgumentsServer,
 )
+from tests.prerequisites import require
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -72,10 +75,10 @@ def test_the_llm_policy_answers_a_deeply_nested_call_and_the_episode_is_graded(
     assert any("JSON nested too deeply" in str(m.get("content")) for m in last)
 
 
-@pytest.mark.skipif(find_spec("skyrl_gym") is None, reason="skyrl-gym is not installed")
 def test_the_skyrl_env_answers_a_deeply_nested_call_and_the_episode_is_graded(
     mle_home: Path,
 ) -> None:
+    require(find_spec("skyrl_gym") is not None, "skyrl-gym is not installed: pip install skyrl-gym")
     import skyrl_gym
 
     from mle_gym.integrations.skyrl import ENV_ID
@@ -101,3 +104,31 @@ def test_the_skyrl_env_answers_a_deeply_nested_call_and_the_episode_is_graded(
     assert "Invalid tool call: the tool call: JSON nested" in nested["observations"][0]["content"]
     assert last["done"] and last["metadata"]["valid"] and last["reward"] >= 0.0
     assert metrics["graded"] and metrics["invalid_calls"] == 2 and metrics["steps"] == 2
+
+
+def test_a_verifiers_rollout_answers_deeply_nested_calls_and_is_graded(
+    mle_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """verifiers decodes the model's calls itself (on the host and in its chat program);
+    a model that keeps writing the same call must get an answer, not a dead rollout."""
+    require(find_spec("verifiers.v1") is not None, "verifiers 0.4 is not installed")
+    from tests.test_integration_verifiers import rollout
+
+    require_bwrap()
+    nested = Reply(tool_calls=[("bash", {RAW: '{"command": ' + NESTED_ARRAYS + "}"})])
+
+    def plan(request: dict[str, Any]) -> Reply:
+        messages = request["messages"]
+        if not any(m["role"] == "tool" for m in messages):
+            return tool("bash", command=COPY)
+        answered = sum("invalid JSON" in str(m.get("content")) for m in messages)
+        return nested if answered < 2 else tool("submit")
+
+    gym.make("mle/sklearn-digits-v0").close()  # prepares sklearn-digits
+    with RawArgumentsServer(plan) as server:
+        trace = rollout(server, monkeypatch, "sklearn-digits", max_steps=10)
+    last = [str(m.get("content")) for m in server.requests[-1]["messages"]]
+    assert sum("JSON in tool arguments (maximum recursion depth" in m for m in last) == 2
+    assert trace.stop_condition == "episode_over" and trace.state.done
+    assert trace.metrics["valid"] == 1.0 and trace.metrics["steps"] == 2.0
+    assert trace.state.report["valid_submission"]
