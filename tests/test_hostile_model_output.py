@@ -132,3 +132,32 @@ def test_a_verifiers_rollout_answers_deeply_nested_calls_and_is_graded(
     assert trace.stop_condition == "episode_over" and trace.state.done
     assert trace.metrics["valid"] == 1.0 and trace.metrics["steps"] == 2.0
     assert trace.state.report["valid_submission"]
+
+
+def test_mini_swe_agent_answers_deeply_nested_calls_and_the_episode_is_graded(
+    mle_home: Path,
+) -> None:
+    """mini-swe-agent answers a call it cannot parse with a format error; litellm, which
+    converts each response first, must not fail the model call (it would be retried with
+    the same conversation, the same call, until the scaffold dies)."""
+    require(find_spec("minisweagent") is not None, "mini-swe-agent is not installed")
+    from baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
+
+    require_bwrap()
+    nested = Reply(tool_calls=[("bash", {RAW: '{"command": ' + NESTED_ARRAYS + "}"})])
+    answer = "Error parsing tool call arguments"
+
+    def plan(request: dict[str, Any]) -> Reply:
+        messages = request["messages"]
+        if len(messages) <= 2:
+            return tool("bash", command=COPY)
+        if sum(answer in str(m.get("content")) for m in messages) < 2:
+            return nested
+        return tool("bash", command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")
+
+    with RawArgumentsServer(plan) as server:
+        policy = MiniSweAgentPolicy(base_url=server.url, model="m", api_key="k", retries=2)
+        episode = run_policy_episode("mle/sklearn-digits-v0", "local", policy, max_steps=20)
+    assert len(server.requests) == 4
+    assert [s.info["tool"] for s in episode.steps] == ["bash", "submit"]
+    assert episode.steps[-1].terminated and episode.report["valid_submission"]

@@ -31,10 +31,28 @@ os.environ.setdefault(
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import yaml  # noqa: E402
+from litellm.litellm_core_utils.llm_response_utils import convert_dict_to_response  # noqa: E402
 from minisweagent.agents.default import DefaultAgent  # noqa: E402
 from minisweagent.config import get_config_path  # noqa: E402
 from minisweagent.exceptions import Submitted  # noqa: E402
 from minisweagent.models import get_model  # noqa: E402
+
+# litellm decodes each tool call's arguments while it converts a response (looking for a
+# known pseudo-call), catching only JSONDecodeError: arguments nested deeply raise
+# RecursionError, litellm fails the whole response, and mini-swe-agent retries the same
+# request until the scaffold dies. Left as they are, mini-swe-agent parses them itself and
+# answers the model with a format error.
+_fix_parallel_calls = convert_dict_to_response.handle_invalid_parallel_tool_calls
+
+
+def _calls_as_given(tool_calls: Any) -> Any:
+    try:
+        return _fix_parallel_calls(tool_calls)
+    except (ValueError, RecursionError):
+        return tool_calls
+
+
+convert_dict_to_response.handle_invalid_parallel_tool_calls = _calls_as_given
 
 
 @dataclass
