@@ -161,3 +161,35 @@ def test_mini_swe_agent_answers_deeply_nested_calls_and_the_episode_is_graded(
     assert len(server.requests) == 4
     assert [s.info["tool"] for s in episode.steps] == ["bash", "submit"]
     assert episode.steps[-1].terminated and episode.report["valid_submission"]
+
+
+def test_aide_asks_again_for_a_review_it_cannot_decode_and_the_episode_is_graded(
+    mle_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """AIDE decodes its review's function call itself and stops at one it cannot decode,
+    with no way to tell the model: the adapter asks again (bounded) instead."""
+    require(find_spec("aide") is not None, "aideml is not installed")
+    from baselines.scaffolds.aide import AidePolicy
+    from tests.llm_server import TRAIN_SCRIPT
+    from tests.test_aide import SEARCH, aide_plan
+
+    require_bwrap()
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)  # AIDE's client reads these
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    answer = aide_plan(draft=TRAIN_SCRIPT)
+    reviews: list[dict[str, Any]] = []
+
+    def plan(request: dict[str, Any]) -> Reply:
+        if request.get("tools"):
+            reviews.append(request)
+            if len(reviews) == 1:
+                return Reply(tool_calls=[("submit_review", {RAW: NESTED_OBJECTS})])
+        return answer(request)
+
+    with RawArgumentsServer(plan) as server:
+        policy = AidePolicy(base_url=server.url, model="m", steps=1, config=SEARCH)
+        episode = run_policy_episode("mle/sklearn-digits-v0", "local", policy, max_steps=20)
+    assert len(reviews) == 2 and reviews[0]["messages"] == reviews[1]["messages"]
+    assert [n["is_buggy"] for n in policy.trajectory()] == [False]
+    assert [s.info["tool"] for s in episode.steps][-2:] == ["validate", "submit"]
+    assert episode.report["valid_submission"] and episode.report["score"] > 0.7
