@@ -193,3 +193,29 @@ def test_aide_asks_again_for_a_review_it_cannot_decode_and_the_episode_is_graded
     assert [n["is_buggy"] for n in policy.trajectory()] == [False]
     assert [s.info["tool"] for s in episode.steps][-2:] == ["validate", "submit"]
     assert episode.report["valid_submission"] and episode.report["score"] > 0.7
+
+
+def test_openhands_answers_deeply_nested_calls_and_the_episode_is_graded(mle_home: Path) -> None:
+    """The OpenHands SDK answers a call it cannot parse with an error event, and litellm
+    converts its responses first: neither may let the model's call end the conversation."""
+    from tests.test_openhands import run_in_venv
+
+    require_bwrap()
+    nested = Reply(tool_calls=[("terminal", {RAW: '{"command": ' + NESTED_ARRAYS + "}"})])
+
+    def plan(request: dict[str, Any]) -> Reply:
+        messages = request["messages"]
+        if not any(m["role"] == "tool" for m in messages):
+            return tool("terminal", command=COPY)
+        answered = sum("nested too deeply" in str(m.get("content")) for m in messages)
+        return nested if answered < 2 else tool("finish", message="done")
+
+    with RawArgumentsServer(plan) as server:
+        result = run_in_venv(
+            "mle/sklearn-digits-v0", "local", base_url=server.url, model="m", num_retries=1
+        )
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert len(server.requests) == 4 and out["events"].count("AgentErrorEvent") == 2
+    assert [s[2] for s in out["steps"]] == ["bash", "submit"]
+    assert out["report"]["valid_submission"]

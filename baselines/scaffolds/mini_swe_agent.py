@@ -17,6 +17,7 @@ from typing import Any
 
 from baselines.llm_agent.endpoint import Endpoint
 from baselines.scaffolds.common import VALIDATE_HINT, VALIDATE_SIGNAL, is_signal, task_statement
+from baselines.scaffolds.model_json import decode_errors_as_json_errors
 from mle_gym.inversion import Bridge, EpisodeEnded, InvertedPolicy
 
 #: mini-swe-agent's own signal word for "done"; its local environment uses the same.
@@ -37,22 +38,7 @@ from minisweagent.config import get_config_path  # noqa: E402
 from minisweagent.exceptions import Submitted  # noqa: E402
 from minisweagent.models import get_model  # noqa: E402
 
-# litellm decodes each tool call's arguments while it converts a response (looking for a
-# known pseudo-call), catching only JSONDecodeError: arguments nested deeply raise
-# RecursionError, litellm fails the whole response, and mini-swe-agent retries the same
-# request until the scaffold dies. Left as they are, mini-swe-agent parses them itself and
-# answers the model with a format error.
-_fix_parallel_calls = convert_dict_to_response.handle_invalid_parallel_tool_calls
-
-
-def _calls_as_given(tool_calls: Any) -> Any:
-    try:
-        return _fix_parallel_calls(tool_calls)
-    except (ValueError, RecursionError):
-        return tool_calls
-
-
-convert_dict_to_response.handle_invalid_parallel_tool_calls = _calls_as_given
+decode_errors_as_json_errors(convert_dict_to_response)  # mini-swe-agent catches any error
 
 
 @dataclass
