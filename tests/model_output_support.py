@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.llm_server import Reply, ScriptedLLMServer
+from tests.llm_server import Plan, Reply, ScriptedLLMServer
 
 #: Nesting far past Python's recursion limit: its JSON decoder raises RecursionError here.
 DEPTH = 100_000
@@ -28,3 +28,20 @@ class RawArgumentsServer(ScriptedLLMServer):
             if set(arguments) == {RAW}:
                 call["function"]["arguments"] = arguments[RAW]
         return body
+
+
+def stubborn_plan(tool_name: str, answer: str, first: Reply, last: Reply) -> Plan:
+    """A model that sends `first`, then a `tool_name` call with arguments nested DEPTH
+    levels deep until two answers in its conversation contain `answer`, then `last`. A
+    scaffold that retries a failed model call with the same conversation never gets past
+    the nested call."""
+    nested = Reply(tool_calls=[(tool_name, {RAW: '{"command": ' + NESTED_ARRAYS + "}"})])
+
+    def plan(request: dict[str, Any]) -> Reply:
+        messages = request["messages"]
+        if not any(m.get("role") == "tool" for m in messages):
+            return first
+        answered = sum(answer in str(m.get("content")) for m in messages)
+        return nested if answered < 2 else last
+
+    return plan

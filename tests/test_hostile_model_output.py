@@ -23,6 +23,7 @@ from tests.model_output_support import (
     NESTED_OBJECTS,
     RAW,
     RawArgumentsServer,
+    stubborn_plan,
 )
 from tests.prerequisites import require
 
@@ -115,15 +116,7 @@ def test_a_verifiers_rollout_answers_deeply_nested_calls_and_is_graded(
     from tests.test_integration_verifiers import rollout
 
     require_bwrap()
-    nested = Reply(tool_calls=[("bash", {RAW: '{"command": ' + NESTED_ARRAYS + "}"})])
-
-    def plan(request: dict[str, Any]) -> Reply:
-        messages = request["messages"]
-        if not any(m["role"] == "tool" for m in messages):
-            return tool("bash", command=COPY)
-        answered = sum("invalid JSON" in str(m.get("content")) for m in messages)
-        return nested if answered < 2 else tool("submit")
-
+    plan = stubborn_plan("bash", "invalid JSON", tool("bash", command=COPY), tool("submit"))
     gym.make("mle/sklearn-digits-v0").close()  # prepares sklearn-digits
     with RawArgumentsServer(plan) as server:
         trace = rollout(server, monkeypatch, "sklearn-digits", max_steps=10)
@@ -144,16 +137,9 @@ def test_mini_swe_agent_answers_deeply_nested_calls_and_the_episode_is_graded(
     from baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
 
     require_bwrap()
-    nested = Reply(tool_calls=[("bash", {RAW: '{"command": ' + NESTED_ARRAYS + "}"})])
+    done = tool("bash", command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")
     answer = "Error parsing tool call arguments"
-
-    def plan(request: dict[str, Any]) -> Reply:
-        messages = request["messages"]
-        if len(messages) <= 2:
-            return tool("bash", command=COPY)
-        if sum(answer in str(m.get("content")) for m in messages) < 2:
-            return nested
-        return tool("bash", command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")
+    plan = stubborn_plan("bash", answer, tool("bash", command=COPY), done)
 
     with RawArgumentsServer(plan) as server:
         policy = MiniSweAgentPolicy(base_url=server.url, model="m", api_key="k", retries=2)
@@ -201,14 +187,8 @@ def test_openhands_answers_deeply_nested_calls_and_the_episode_is_graded(mle_hom
     from tests.test_openhands import run_in_venv
 
     require_bwrap()
-    nested = Reply(tool_calls=[("terminal", {RAW: '{"command": ' + NESTED_ARRAYS + "}"})])
-
-    def plan(request: dict[str, Any]) -> Reply:
-        messages = request["messages"]
-        if not any(m["role"] == "tool" for m in messages):
-            return tool("terminal", command=COPY)
-        answered = sum("nested too deeply" in str(m.get("content")) for m in messages)
-        return nested if answered < 2 else tool("finish", message="done")
+    first, done = tool("terminal", command=COPY), tool("finish", message="done")
+    plan = stubborn_plan("terminal", "nested too deeply", first, done)
 
     with RawArgumentsServer(plan) as server:
         result = run_in_venv(
