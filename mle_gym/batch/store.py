@@ -6,7 +6,8 @@
       episodes/<competition>/seed-<k>/
         task.json                  what the worker ran
         status.json                running | done | failed, attempt number, times, error
-        trajectory.jsonl           the reset and every step, one JSON object a line
+        trajectory.jsonl           the reset, every step, and an error that ended the episode,
+                                   one JSON object a line
         <submission file>          the final submission, as graded
         report.json                the grading report
         result.json                steps, total reward, duration (written last by the worker)
