@@ -132,7 +132,9 @@ def _parse(response: requests.Response, seconds: float, attempts: int) -> Comple
     try:
         data = response.json()
         message = data["choices"][0]["message"]
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        if not isinstance(message, dict):
+            raise TypeError("the message is not an object")
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
         raise EndpointError(f"malformed chat completion: {response.text[:500]}") from exc
     usage = data.get("usage") or {}
     cost = usage.get("cost")

@@ -13,6 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mle_gym.tools.actions import ActionError
+from mle_gym.tools.schemas import decode_json
+
 Message = dict[str, Any]
 
 
@@ -28,13 +31,14 @@ def _elide_arguments(arguments: str, keep: int) -> str:
     if len(arguments) <= keep:
         return arguments
     try:
-        args = json.loads(arguments)
-    except json.JSONDecodeError:
-        return elide(arguments, keep)
-    if not isinstance(args, dict):
-        return elide(arguments, keep)
-    shortened = {k: elide(v, keep) if isinstance(v, str) else v for k, v in args.items()}
-    return json.dumps(shortened)
+        args = decode_json(arguments, "the arguments")
+        if isinstance(args, dict):
+            return json.dumps(
+                {k: elide(v, keep) if isinstance(v, str) else v for k, v in args.items()}
+            )
+    except (ActionError, ValueError, RecursionError):  # whatever the model wrote: cut as text
+        pass
+    return elide(arguments, keep)
 
 
 def _shorten(message: Message, keep: int) -> Message:

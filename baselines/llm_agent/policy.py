@@ -32,20 +32,18 @@ def _budget_note(info: dict[str, Any]) -> str:
     return f"\n[{info['steps_left']} steps and {info.get('time_left')} s left]"
 
 
-def _assistant(message: dict[str, Any]) -> dict[str, Any]:
-    """Only the standard fields: some servers reject others (reasoning, refusal) sent back."""
+def _assistant(message: dict[str, Any], calls: list[Call]) -> dict[str, Any]:
+    """Only the standard fields: some servers reject others (reasoning, refusal) sent back.
+    The tool calls are the parsed ones, so a malformed call is sent back in a valid shape."""
     kept: dict[str, Any] = {"role": "assistant", "content": message.get("content") or ""}
-    if message.get("tool_calls"):
+    if calls:
         kept["tool_calls"] = [
             {
-                "id": c.get("id") or f"call_{i}",
+                "id": c.id,
                 "type": "function",
-                "function": {
-                    "name": c["function"].get("name", ""),
-                    "arguments": c["function"].get("arguments") or "{}",
-                },
+                "function": {"name": c.name, "arguments": c.arguments},
             }
-            for i, c in enumerate(message["tool_calls"])
+            for c in calls
         ]
     return kept
 
@@ -168,9 +166,8 @@ class LLMAgentPolicy:
         completion = self.client.complete(view, tools=TOOLS, **self.params)
         call = self._account(completion, view)
         record.calls.append(call)
-        message = _assistant(completion.message)
-        self.messages.append(message)
-        self._queue = parse_calls(message)
+        self._queue = parse_calls(completion.message)
+        self.messages.append(_assistant(completion.message, self._queue))
         if self._queue:
             self._idle = 0
         else:

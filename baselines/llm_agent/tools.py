@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,19 +21,39 @@ class Call:
     name: str
     action: dict[str, Any] | None
     error: str | None = None
+    #: The arguments as the model wrote them, to send back in the transcript.
+    arguments: str = "{}"
 
 
 def parse_calls(message: dict[str, Any]) -> list[Call]:
-    """The tool calls of an assistant message as env actions; malformed ones carry an error."""
+    """The tool calls of an assistant message as env actions; malformed ones, whatever their
+    shape, carry an error for the model rather than raising."""
     calls = []
-    for raw in message.get("tool_calls") or []:
-        function = raw.get("function") or {}
-        name = function.get("name", "")
-        call_id = raw.get("id") or f"call_{len(calls)}"
+    raw_calls = message.get("tool_calls") or []
+    if not isinstance(raw_calls, list):
+        raw_calls = [raw_calls]
+    for raw in raw_calls:
+        raw = raw if isinstance(raw, dict) else {}
+        function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+        name = function.get("name")
+        name = name if isinstance(name, str) else ""
+        call_id = raw.get("id") if isinstance(raw.get("id"), str) else f"call_{len(calls)}"
+        arguments = function.get("arguments")
+        text = (arguments or "{}") if isinstance(arguments, str) else _as_text(arguments)
         try:
-            action = action_from_tool_call(name, function.get("arguments"))
+            action = action_from_tool_call(name, arguments)
         except ActionError as exc:
-            calls.append(Call(call_id, name, None, str(exc)))
+            calls.append(Call(call_id, name, None, str(exc), text))
             continue
-        calls.append(Call(call_id, name, action))
+        calls.append(Call(call_id, name, action, arguments=text))
     return calls
+
+
+def _as_text(arguments: Any) -> str:
+    """Arguments a server gave already decoded, as the JSON text the transcript holds."""
+    if arguments is None:
+        return "{}"
+    try:
+        return json.dumps(arguments)
+    except (TypeError, ValueError, RecursionError):
+        return "{}"

@@ -43,6 +43,8 @@ from baselines.llm_agent.endpoint import Endpoint
 from baselines.llm_agent.usage import CallRecord, Usage
 from baselines.scaffolds.common import task_statement
 from mle_gym.inversion import Bridge, EpisodeEnded, InvertedPolicy
+from mle_gym.tools.actions import ActionError
+from mle_gym.tools.schemas import decode_json
 
 # Importing AIDE mutes every warning of the whole process (its config module replaces
 # `warnings.warn`); give the host its warnings back, e.g. "the sandbox is NOT ISOLATED".
@@ -99,8 +101,29 @@ class _EndpointCalls:
                 sent_chars=sum(len(str(m.get("content"))) for m in kwargs.get("messages", [])),
             )
         )
-        self.failures = 0
-        return response
+        undecodable = _undecodable_call(response)
+        if undecodable is None:
+            self.failures = 0
+            return response
+        # AIDE stops at a function call (a review) it cannot decode and has no way to tell
+        # the model: ask again, within the same bound as for an unanswered call.
+        self.failures += 1
+        if self.failures > self.max_retries:
+            raise EndpointError(
+                f"{self.url}: no usable answer after {self.failures} attempts: {undecodable}"
+            )
+        return self.create(**kwargs)
+
+
+def _undecodable_call(response: Any) -> str | None:
+    """Why a function call of `response` cannot be decoded, or None when all can."""
+    for choice in response.choices or []:
+        for call in choice.message.tool_calls or []:
+            try:
+                decode_json(call.function.arguments or "", "the arguments of the function call")
+            except ActionError as exc:
+                return str(exc)
+    return None
 
 
 class _Router:

@@ -17,6 +17,7 @@ from typing import Any
 
 from baselines.llm_agent.endpoint import Endpoint
 from baselines.scaffolds.common import VALIDATE_HINT, VALIDATE_SIGNAL, is_signal, task_statement
+from baselines.scaffolds.model_json import decode_errors_as_json_errors
 from mle_gym.inversion import Bridge, EpisodeEnded, InvertedPolicy
 
 #: mini-swe-agent's own signal word for "done"; its local environment uses the same.
@@ -31,10 +32,13 @@ os.environ.setdefault(
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import yaml  # noqa: E402
+from litellm.litellm_core_utils.llm_response_utils import convert_dict_to_response  # noqa: E402
 from minisweagent.agents.default import DefaultAgent  # noqa: E402
 from minisweagent.config import get_config_path  # noqa: E402
 from minisweagent.exceptions import Submitted  # noqa: E402
 from minisweagent.models import get_model  # noqa: E402
+
+decode_errors_as_json_errors(convert_dict_to_response)  # mini-swe-agent catches any error
 
 
 @dataclass

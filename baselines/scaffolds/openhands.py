@@ -23,7 +23,10 @@ from typing import TYPE_CHECKING, Any
 os.environ.setdefault("OPENHANDS_SUPPRESS_BANNER", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from litellm.litellm_core_utils.llm_response_utils import convert_dict_to_response
 from openhands.sdk import LLM, Agent, Conversation, Tool
+from openhands.sdk.agent import agent as openhands_agent
+from openhands.sdk.agent import utils as openhands_agent_utils
 from openhands.sdk.tool import ToolExecutor, register_tool
 from openhands.tools.file_editor import (
     FileEditorAction,
@@ -41,10 +44,13 @@ from baselines.scaffolds.common import (
     is_signal,
     task_statement,
 )
+from baselines.scaffolds.model_json import decode_errors_as_json_errors
 from mle_gym.inversion import Bridge, InvertedPolicy
 
 if TYPE_CHECKING:
     from openhands.sdk.conversation.state import ConversationState
+
+decode_errors_as_json_errors(convert_dict_to_response, openhands_agent, openhands_agent_utils)
 
 #: The bridges of running episodes, by id: tool parameters must be JSON, so they name one.
 _BRIDGES: dict[str, Bridge] = {}

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import fcntl
+import logging
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,10 @@ from mle_gym.batch.store import (
 )
 from mle_gym.competitions import get_competition
 from mle_gym.data import CompetitionDirs, prepare
-from mle_gym.runner import run_episode
+from mle_gym.grading.bounded import grade_bounded
+from mle_gym.runner import Episode, Policy, Step, run_episode
+
+logger = logging.getLogger(__name__)
 
 #: Report fields copied into result.json, for progress displays that read only that file.
 SUMMARY_FIELDS = (
@@ -64,10 +69,12 @@ def run_task(
     )
     started = time.monotonic()
     try:
-        episode = run_episode(env, policy, seed=task.seed)
+        episode, error = play(env, policy, task.seed)
+        if not env.unwrapped.started:  # the first step found no sandbox: nothing to grade
+            raise SandboxNeverStarted((episode.report or {}).get("error") or "no sandbox")
         kept = env.kept_submission
     finally:
-        env.close()
+        close(env)
     report = episode.report or {}
     last = episode.steps[-1] if episode.steps else None
     result = {
@@ -80,11 +87,59 @@ def run_task(
         "seconds": round(time.monotonic() - started, 3),
         "submission": kept.name if kept else None,
         "sandbox": last.info.get("sandbox") if last else None,
+        "episode_error": error,
         **{name: report.get(name) for name in SUMMARY_FIELDS},
     }
     write_json(directory / REPORT_FILE, report)
     write_json(directory / RESULT_FILE, result)
     return result
+
+
+class SandboxNeverStarted(RuntimeError):
+    """The episode's sandbox could not start: the infrastructure failed, not the agent, so
+    the episode is marked failed and run again rather than graded."""
+
+
+def play(env: TrajectoryRecorder, policy: Policy, seed: int | None) -> tuple[Episode, str | None]:
+    """`run_episode`, but an error of the policy or the env once the agent has acted (its
+    sandbox started) cannot veto the grade: the submission present then is graded, and the
+    error is returned with the episode. Before that, nothing the agent did can be lost, so
+    the error is raised and the episode is run again."""
+    steps: list[Step] = []
+    try:
+        return run_episode(env, policy, seed=seed, on_step=steps.append), None
+    except Exception as exc:
+        if not env.unwrapped.started:
+            raise
+        error = f"{type(exc).__name__}: {exc}"
+        logger.exception(
+            "episode error after %d step(s); grading the submission present", len(steps)
+        )
+    env.record_error(error)
+    env.policy = None  # the grading step below is no choice of the policy's
+    try:
+        observation, reward, terminated, truncated, info = env.step({"tool": "submit"})
+    except Exception as exc:
+        observation, reward, terminated, truncated, info = "", 0.0, False, True, {}
+        error += f"; grading then failed too: {type(exc).__name__}: {exc}"
+    if "report" not in info:  # the env could not grade: an invalid submission, saying why
+        info = {**info, "report": _ungraded(env, f"the episode ended by an error: {error}")}
+    steps.append(Step({"tool": "submit"}, observation, float(reward), terminated, truncated, info))
+    return Episode("", steps), error
+
+
+def close(env: gym.Env) -> None:
+    """Close the env; a failure to clean up is logged, and cannot undo a grade given."""
+    try:
+        env.close()
+    except Exception:
+        logger.exception("closing the episode's env failed")
+
+
+def _ungraded(env: TrajectoryRecorder, reason: str) -> dict[str, Any]:
+    competition = env.unwrapped.competition
+    report = grade_bounded(competition.id, None, CompetitionDirs.of(competition.id).private)
+    return replace(report, error=reason).to_dict()
 
 
 def with_gpus(env_kwargs: dict[str, Any], gpus: Sequence[str] | None) -> dict[str, Any]:

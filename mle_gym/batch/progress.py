@@ -167,12 +167,14 @@ class BatchProgress:
 def _describe(result: dict[str, Any] | None) -> str:
     if not result:
         return "finished"
+    error = result.get("episode_error")
+    ended = f"; ended by an error: {error.splitlines()[0][:200]}" if error else ""
     if not result.get("valid_submission"):
-        return f"no valid submission ({result.get('error') or 'invalid'})"
+        return f"no valid submission ({result.get('error') or 'invalid'}){ended}"
     medal = next((m for m in MEDALS if result.get(f"{m}_medal")), None)
     score = result.get("score")
     text = f"score {score:.5g}" if isinstance(score, (int, float)) else "valid"
-    return text + (f", {medal} medal" if medal else "") + f", {result.get('steps')} steps"
+    return text + (f", {medal} medal" if medal else "") + f", {result.get('steps')} steps{ended}"
 
 
 def _clock(seconds: float) -> str:

@@ -63,6 +63,11 @@ class TrajectoryRecorder(gym.Wrapper):
             self.kept_submission = self._keep_submission(info)
         return observation, reward, terminated, truncated, info
 
+    def record_error(self, error: str) -> None:
+        """Note that the episode was ended by an error of the policy or the env (the next
+        line is the step that grades the submission present then)."""
+        self._write({"event": "error", "episode": self._episode, "error": error})
+
     def close(self) -> None:
         try:
             super().close()

@@ -7,7 +7,8 @@
       episodes/<competition>/seed-<k>/
         task.json                  what the worker ran
         status.json                running | done | failed, attempt number, times, error
-        trajectory.jsonl           the reset and every step, one JSON object a line
+        trajectory.jsonl           the reset, every step, and an error that ended the episode,
+                                   one JSON object a line
         <submission file>          the final submission, as graded
         report.json                the grading report
         provenance.json            host, image, data checksums: what may differ per episode

@@ -31,6 +31,7 @@ from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput, Con
 
 import mle_gym
 from mle_gym.tools import ActionError
+from mle_gym.tools.schemas import decode_json
 
 ENV_ID = "mle_gym"
 ENTRY_POINT = f"{__name__}:MleGymTextEnv"
@@ -92,9 +93,9 @@ def parse_tool_calls(text: str) -> list[ParsedCall]:
     calls = []
     for body in _TOOL_CALL.findall(_THINKING.sub("", text)):
         try:
-            call = json.loads(body.strip())
-        except json.JSONDecodeError as exc:
-            calls.append(ParsedCall(None, None, f"the tool call is not valid JSON: {exc}"))
+            call = decode_json(body.strip(), "the tool call")
+        except ActionError as exc:
+            calls.append(ParsedCall(None, None, str(exc)))
             continue
         name = call.get("name") if isinstance(call, dict) else None
         if not isinstance(name, str) or not name:

@@ -34,6 +34,7 @@ from pydantic import Field
 
 try:
     import verifiers.v1 as vf
+    from verifiers.v1 import graph as vf_graph
     from verifiers.v1.dialects.chat import message_to_wire
     from verifiers.v1.harnesses.utils.launch import CHAT_PROGRAM_SOURCE
 except ImportError as exc:  # verifiers < 0.4 has no v1 API
@@ -48,6 +49,33 @@ from mle_gym.tools.actions import TOOLS, ActionError
 #: The id verifiers loads this taskset (and its harness) by.
 TASKSET_ID = "mle_gym_verifiers"
 sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
+
+# -- a model's tool-call text must not end the rollout ----------------------------------------
+# verifiers 0.4 decodes a model's tool-call arguments on the host (to hash the call) and in
+# its chat program, catching only JSONDecodeError: arguments nested deeply make Python's
+# decoder raise RecursionError, the model call fails, and after its retries the rollout ends
+# with a harness error, ungraded. Both sites fall back as verifiers does for invalid JSON:
+# the host hashes the text, and the program answers the model "invalid JSON".
+# (verifiers' tool gate, used only with request interceptors, which this taskset has none
+# of, decodes them too.)
+_canonical_arguments = vf_graph._canonical_tool_arguments
+
+
+def _canonical_tool_arguments(arguments: str) -> str:
+    try:
+        return _canonical_arguments(arguments)
+    except RecursionError:
+        return arguments
+
+
+vf_graph._canonical_tool_arguments = _canonical_tool_arguments
+
+#: verifiers' chat program, whose decoding of a model's tool-call arguments also catches
+#: RecursionError and ValueError (over-long integers).
+CHAT_PROGRAM = CHAT_PROGRAM_SOURCE.replace(
+    "except json.JSONDecodeError as e:\n                content = ",
+    "except (ValueError, RecursionError) as e:\n                content = ",
+)
 
 #: What a tool answers once the episode is over.
 EPISODE_OVER = "The episode is over (it was submitted or its budget ran out); no more steps."
@@ -263,8 +291,8 @@ class MLEGymHarness(vf.Harness[MLEGymHarnessConfig]):
         tool_interception_url: str | None = None,
     ) -> vf.ProgramResult:
         system_prompt, prompt = self.resolve_prompt(data)
-        program = f".vf-mle-gym-chat-{hashlib.sha256(CHAT_PROGRAM_SOURCE.encode()).hexdigest()}.py"
-        await runtime.write(program, CHAT_PROGRAM_SOURCE.encode())
+        program = f".vf-mle-gym-chat-{hashlib.sha256(CHAT_PROGRAM.encode()).hexdigest()}.py"
+        await runtime.write(program, CHAT_PROGRAM.encode())
         args = [f"--base-url={endpoint}", f"--api-key={secret}", f"--model={ctx.model}"]
         if tool_interception_url:
             args.append(f"--tool-interception-url={tool_interception_url}")

@@ -112,7 +112,7 @@ def parse_action(action: Any) -> ToolCall:
             "(e.g. {'tool': 'bash', 'command': 'ls'}), or give a bash command as a plain string"
         )
     tool = action.get("tool")
-    if tool not in TOOLS:
+    if not isinstance(tool, str) or tool not in TOOLS:
         raise ActionError(f"unknown tool {tool!r}; the tools are: {', '.join(TOOL_NAMES)}")
     schema = TOOLS[tool].args
     unknown = sorted(str(k) for k in action if k not in ("tool", CALL_ID) and k not in schema)

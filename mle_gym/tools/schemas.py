@@ -50,6 +50,18 @@ def tool_schemas() -> list[dict[str, Any]]:
     return copy.deepcopy(_schemas())
 
 
+def decode_json(text: str, what: str) -> Any:
+    """`text` (JSON a model wrote) decoded, or `ActionError` saying why not. A model may
+    write anything: besides syntax errors, Python's decoder raises RecursionError on deep
+    nesting and ValueError on integers over its digit limit, and neither may end an episode."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ActionError(f"{what}: JSON nested too deeply to decode") from None
+    except ValueError as exc:  # JSONDecodeError among them
+        raise ActionError(f"{what}: not valid JSON ({exc})") from None
+
+
 def action_from_tool_call(
     name: str, arguments: str | dict[str, Any] | None, call_id: str | None = None
 ) -> dict[str, Any]:
@@ -58,10 +70,7 @@ def action_from_tool_call(
     the call is malformed, the same one `env.step` would give. With `call_id` (the call's
     "id"), an env made with observation_format="messages" answers with that id."""
     if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments or "{}")
-        except json.JSONDecodeError as exc:
-            raise ActionError(f"the arguments of tool {name!r} are not valid JSON: {exc}") from None
+        arguments = decode_json(arguments or "{}", f"the arguments of tool {name!r}")
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
