@@ -239,7 +239,7 @@ def run_and_show(
 
 def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"backend": args.backend}
-    for name in ("time_limit", "max_steps", "step_timeout", "reward_mode"):
+    for name in ("time_limit", "max_steps", "step_timeout", "reward_mode", "task", "mlebench_dir"):
         if getattr(args, name, None) is not None:
             kwargs[name] = getattr(args, name)
     return kwargs
@@ -554,6 +554,20 @@ def _add_env_options(parser: argparse.ArgumentParser) -> None:
         dest="reward_mode",
         help="normalized: 0 sample .. 1 gold; medal: 0-3; score: the raw metric "
         "(default: normalized)",
+    )
+    group.add_argument(
+        "--task",
+        choices=("mle_gym", "mlebench", "mlebench-obfuscated"),
+        help="the prompt: mle_gym's own statement (default), or MLE-bench's instructions and "
+        "competition description (plain or obfuscated) at its container paths, read from "
+        "your MLE-bench checkout (see docs/fidelity.md)",
+    )
+    group.add_argument(
+        "--mlebench-dir",
+        dest="mlebench_dir",
+        metavar="DIR",
+        help="your clone of github.com/openai/mle-bench, for --task mlebench "
+        "(default: $MLE_GYM_MLEBENCH_DIR, else an installed mlebench package)",
     )
 
 

@@ -80,6 +80,7 @@ def run_harness_command(args: argparse.Namespace) -> int:
         api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
         seed=args.seed,
         time_limit=args.time_limit,
+        **{k: v for k in ("task", "mlebench_dir") if (v := getattr(args, k, None)) is not None},
     )
     print_report(GradeReport(**result.report))
     console().print(
