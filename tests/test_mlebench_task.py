@@ -130,3 +130,16 @@ def test_placeholders_are_filled_from_the_envs_budget(checkout, tmp_path, spaces
 def test_fill_placeholders_and_time_format():
     assert fill_placeholders("$A ${B} $AB ${C}", {"A": "1", "B": "2"}) == "1 2 $AB ${C}"
     assert format_time_limit(86400) == "24hrs 0mins 0secs"
+
+
+def test_make_vec_passes_the_task_to_every_sub_env(checkout, spaceship_home):
+    from mle_gym.vector import make_vec
+
+    envs = make_vec(f"mle/{ID}-v0", 2, vectorization_mode="sync", task="mlebench",
+                    mlebench_dir=str(checkout))  # fmt: skip
+    try:
+        observations, _ = envs.reset(seed=0)
+    finally:
+        envs.close()
+    instructions = (checkout / "environment" / "instructions.txt").read_text()
+    assert all(str(o).startswith(instructions) for o in observations)
