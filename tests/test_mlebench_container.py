@@ -115,3 +115,15 @@ def test_obfuscated_task_hides_the_plain_text(backend, checkout, spaceship_home)
         assert "instructions_obfuscated" not in _run(env, "ls /home")
     finally:
         env.close()
+
+
+def test_endpoint_answers_again_after_a_new_shell(backend, checkout, spaceship_home):
+    """The agent's shell may exit (on the local backend its whole sandbox process does): the
+    endpoint is back on the next step."""
+    env = gym.make(f"mle/{ID}-v0", backend=backend, task="mlebench", mlebench_dir=checkout)
+    try:
+        env.reset(seed=0)
+        assert "new shell" in _run(env, "exit")
+        assert _curl_json(env, "http://localhost:5000/health") == {"status": "running"}
+    finally:
+        env.close()

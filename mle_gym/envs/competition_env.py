@@ -231,6 +231,8 @@ class CompetitionEnv(gym.Env):
                 )
                 exit_code, timed_out = result.exit_code, result.timed_out
                 observation = describe_result(result)
+                if result.shell_restarted and self._mlebench_setup is not None:
+                    observation += self._mlebench_setup.reconnect(self.sandbox)
             elif call.tool == "view":
                 observation = editor.view(
                     self.sandbox, **call.args, max_chars=self.max_output_chars

@@ -149,20 +149,6 @@ class _Handler(BaseHTTPRequestHandler):
             self._refuse(404, "not found: this server answers POST /validate and GET /health")
             return
         endpoint = self.server.endpoint
-        if not endpoint.busy.acquire(blocking=False):
-            self._refuse(429, "a submission is being validated: ask again when it has answered")
-            return
-        try:
-            self._validate(endpoint)
-        finally:
-            endpoint.busy.release()
-
-    def do_PUT(self) -> None:
-        self._refuse(405, "method not allowed")
-
-    do_DELETE = do_PATCH = do_PUT
-
-    def _validate(self, endpoint: GradingEndpoint) -> None:
         length = self.headers.get("Content-Length", "")
         if not length.isdigit() or len(length) > 15:
             self._refuse(411, "a POST /validate needs a Content-Length")
@@ -174,32 +160,52 @@ class _Handler(BaseHTTPRequestHandler):
         if boundary is None:
             self._refuse(400, "post the submission as multipart/form-data, field `file`")
             return
-        if not endpoint.spend():
-            self._refuse(429, f"this episode's {endpoint.max_validations} validations are spent")
+        if not endpoint.busy.acquire(blocking=False):
+            self._refuse(429, "a submission is being validated: ask again when it has answered")
             return
+        try:
+            answer = self._validate(endpoint, int(length), boundary[1].encode())
+        finally:  # free before answering: the client may ask again as soon as it reads
+            endpoint.busy.release()
+        if answer is not None:
+            self._reply(*answer)
+
+    def do_PUT(self) -> None:
+        self._refuse(405, "method not allowed")
+
+    do_DELETE = do_PATCH = do_PUT
+
+    def _validate(
+        self, endpoint: GradingEndpoint, length: int, boundary: bytes
+    ) -> tuple[int, dict[str, str]] | None:
+        """The answer to one upload (None when the client hung up mid-body)."""
+        if not endpoint.spend():
+            endpoint.refused += 1
+            self.close_connection = True
+            return 429, {
+                "error": f"this episode's {endpoint.max_validations} validations are spent"
+            }
         scratch = endpoint.upload_dir
         try:
             raw = scratch / "upload"
             with raw.open("wb") as sink:
-                left = int(length)
+                left = length
                 while left:
                     chunk = self.rfile.read(min(left, 1 << 20))
                     if not chunk:
                         self.close_connection = True
-                        return
+                        return None
                     sink.write(chunk)
                     left -= len(chunk)
             # MLE-bench saves every upload as a .csv before checking it
             submission = scratch / "submission_to_validate.csv"
-            if not _extract_field(raw, boundary[1].encode(), b"file", submission):
-                self._reply(400, {"error": "no multipart field named `file` in the request"})
-                return
+            if not _extract_field(raw, boundary, b"file", submission):
+                return 400, {"error": "no multipart field named `file` in the request"}
             try:
                 _valid, message = endpoint.check_file(submission)
             except Exception as exc:  # as MLE-bench's server: a 500 that says why
-                self._reply(500, {"error": "An unexpected error occurred.", "details": str(exc)})
-                return
-            self._reply(200, {"result": message})
+                return 500, {"error": "An unexpected error occurred.", "details": str(exc)}
+            return 200, {"result": message}
         finally:
             for leftover in ("upload", "submission_to_validate.csv"):
                 (scratch / leftover).unlink(missing_ok=True)

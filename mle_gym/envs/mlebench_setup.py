@@ -98,7 +98,9 @@ class MLEBenchSetup:
         agent = sandbox.agent_identity()
         self.endpoint.admit = sandbox_peers(agent)
         restrict_to(agent, self._endpoint_dir, self.endpoint.socket_path)
+        # started unless one listens already (docker keeps it across a new shell)
         relay = (
+            f"(exec 3<>/dev/tcp/127.0.0.1/{VALIDATION_PORT}) 2>/dev/null || "
             f"python3 -I {ENDPOINT_DIR}/relay.py 127.0.0.1 {VALIDATION_PORT} "
             f"{ENDPOINT_DIR}/{_SOCKET} 2>&1"
         )
@@ -108,6 +110,15 @@ class MLEBenchSetup:
                 f"MLE-bench's validation endpoint did not start on localhost:{VALIDATION_PORT} "
                 f"in the sandbox: {started.output.strip()}"
             )
+
+    def reconnect(self, sandbox: Sandbox) -> str:
+        """After a new shell (on the local backend a new sandbox process, in new namespaces):
+        admit it and start the relay again; or a note for the agent saying why not."""
+        try:
+            self.connect(sandbox)
+        except Exception as exc:  # the step's own output must still reach the agent
+            return f"\n[{exc}]"
+        return ""
 
     def close(self) -> None:
         self.endpoint.close()
