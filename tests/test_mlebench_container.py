@@ -56,7 +56,6 @@ def test_mlebench_paths_variables_and_endpoint(backend, checkout, spaceship_home
              checkout / "environment" / "instructions_obfuscated.txt"),
             ("/home/validate_submission.sh", checkout / "environment" / "validate_submission.sh"),
             ("/home/data/description.md", competition / "description.md"),
-            ("/home/data/description_obfuscated.md", competition / "description_obfuscated.md"),
         ):  # fmt: skip
             assert (
                 _run(env, f"md5sum < {path}").split()[0]
@@ -64,7 +63,7 @@ def test_mlebench_paths_variables_and_endpoint(backend, checkout, spaceship_home
             ), path
         # the public data is all there, beside the description, and nothing is writable
         listing = _run(env, "ls /home/data").split()
-        assert sorted(listing) == sorted([*before, "description.md", "description_obfuscated.md"])
+        assert sorted(listing) == sorted([*before, "description.md"])
         for target in ("/home/data/description.md", "/home/data/new.csv",
                        "/home/instructions.txt", "/home/data/train.csv"):  # fmt: skip
             assert "ok" not in _run(env, f"echo x >> {target} && echo ok"), target

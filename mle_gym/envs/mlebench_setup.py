@@ -19,7 +19,6 @@ from typing import Any
 from mle_gym.envs.mlebench_task import (
     DESCRIPTION_NAME,
     INSTRUCTIONS_PATH,
-    OBFUSCATED_DESCRIPTION_NAME,
     OBFUSCATED_INSTRUCTIONS_PATH,
     VALIDATE_SCRIPT_PATH,
     VALIDATION_PORT,
@@ -75,9 +74,8 @@ class MLEBenchSetup:
             f"{data_dir}/{DESCRIPTION_NAME}": task.description,
             VALIDATE_SCRIPT_PATH: task.validate_script,
         }
-        if task.other_instructions is not None and task.other_description is not None:
+        if task.other_instructions is not None:
             shown[OBFUSCATED_INSTRUCTIONS_PATH] = task.other_instructions
-            shown[f"{data_dir}/{OBFUSCATED_DESCRIPTION_NAME}"] = task.other_description
         files = []
         for index, (target, text) in enumerate(shown.items()):
             source = self._files_dir / f"{index}-{Path(target).name}"

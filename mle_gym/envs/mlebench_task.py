@@ -74,18 +74,17 @@ class MLEBenchTask:
     `instructions` and `description` are what /home/instructions.txt and
     /home/data/description.md hold: the plain files, or in the obfuscated task the
     obfuscated ones (what MLE-bench's agents read after their OBFUSCATE=true step, with
-    the plain text nowhere in the sandbox). The plain task also carries the obfuscated
-    files at their own names, as MLE-bench's container does."""
+    the plain text nowhere in the sandbox). The plain task also carries
+    /home/instructions_obfuscated.txt, as MLE-bench's image does (its prepare step puts only
+    description.md beside the data)."""
 
     competition_id: str
     obfuscated: bool
     instructions: str
     description: str
     validate_script: str
-    #: The obfuscated instructions and description, shown beside the plain ones; None in the
-    #: obfuscated task.
+    #: The obfuscated instructions, shown beside the plain ones; None in the obfuscated task.
     other_instructions: str | None
-    other_description: str | None
 
     @classmethod
     def load(cls, root: Path, competition_id: str, obfuscated: bool) -> MLEBenchTask:
@@ -98,18 +97,16 @@ class MLEBenchTask:
             )
         plain_instructions = _read(environment / "instructions.txt")
         hidden_instructions = _read(environment / "instructions_obfuscated.txt")
-        plain_description = _read(competition / DESCRIPTION_NAME)
-        hidden_description = _read(competition / OBFUSCATED_DESCRIPTION_NAME)
-        validate_script = _read(environment / "validate_submission.sh")
-        shown = (hidden_instructions, hidden_description) if obfuscated else None
+        description = _read(
+            competition / (OBFUSCATED_DESCRIPTION_NAME if obfuscated else DESCRIPTION_NAME)
+        )
         return cls(
             competition_id=competition_id,
             obfuscated=obfuscated,
-            instructions=shown[0] if shown else plain_instructions,
-            description=shown[1] if shown else plain_description,
-            validate_script=validate_script,
-            other_instructions=None if shown else hidden_instructions,
-            other_description=None if shown else hidden_description,
+            instructions=hidden_instructions if obfuscated else plain_instructions,
+            description=description,
+            validate_script=_read(environment / "validate_submission.sh"),
+            other_instructions=None if obfuscated else hidden_instructions,
         )
 
 
