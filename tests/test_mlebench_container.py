@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import gymnasium as gym
@@ -126,3 +127,25 @@ def test_endpoint_answers_again_after_a_new_shell(backend, checkout, spaceship_h
         assert _curl_json(env, "http://localhost:5000/health") == {"status": "running"}
     finally:
         env.close()
+
+
+@pytest.mark.parametrize(
+    ("target", "why"),
+    [
+        ("/etc/x.txt", "directly in /home or /home/data"),
+        ("/home/data/sub/x.md", "directly in /home or /home/data"),
+        ("/home/../etc/x", "directly in /home or /home/data"),
+        ("/home/code", "cannot go at /home/code"),
+        ("/home/data/train.csv", "would hide the public data's own train.csv"),
+    ],
+)
+def test_files_cannot_shadow_the_sandbox_or_the_data(tmp_path, target, why):
+    from mle_gym.sandbox.base import ReadOnlyFile, SandboxSpec
+
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "train.csv").write_text("id\n")
+    source = tmp_path / "x"
+    source.write_text("x")
+    with pytest.raises(ValueError, match=re.escape(why)):
+        SandboxSpec(public_dir=public, files=(ReadOnlyFile(source, target),))

@@ -41,8 +41,11 @@ def hardware(gpus: Any) -> str:
     try:
         listed = subprocess.run(
             ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=30, check=True,
-        ).stdout.split("\n")  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.split("\n")
     except (OSError, subprocess.SubprocessError):
         return "a GPU"
     names = [name.strip() for name in listed if name.strip()]
