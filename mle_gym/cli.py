@@ -250,7 +250,7 @@ def run_and_show(
 
 def _env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"backend": args.backend}
-    for name in ("time_limit", "max_steps", "step_timeout", "reward_mode"):
+    for name in ("time_limit", "max_steps", "step_timeout", "reward_mode", "task", "mlebench_dir"):
         if getattr(args, name, None) is not None:
             kwargs[name] = getattr(args, name)
     return kwargs
@@ -276,15 +276,18 @@ BATCH_OPTIONS = (
 def cmd_run(args: argparse.Namespace) -> int:
     from mle_gym.competitions import get_competition
 
-    if args.harness is not None:
+    # a harness episode takes --run-dir for itself; a policy episode with one is a batch
+    options = [n for n in BATCH_OPTIONS if args.harness is None or n != "run_dir"]
+    batch = (
+        args.split
+        or len(args.competitions) > 1
+        or any(getattr(args, name) is not None for name in options)
+    )
+    if args.harness is not None and not batch:
         from mle_gym.cli_harness import run_harness_command
 
         return run_harness_command(args)
-    if (
-        args.split
-        or len(args.competitions) > 1
-        or any(getattr(args, name) is not None for name in BATCH_OPTIONS)
-    ):
+    if batch:
         return cmd_batch(args)
     if not args.competitions:
         raise SystemExit(
@@ -352,15 +355,20 @@ def cmd_batch(args: argparse.Namespace) -> int:
     ids = _batch_competitions(args)
     env_kwargs = with_limits(_env_kwargs(args), args.cpus_per_episode, args.memory_per_episode)
     seeds = tuple(range(args.seed, args.seed + (args.seeds or 1)))
-    spec = BatchSpec(tuple(ids), seeds, args.policy, _policy_options(args), env_kwargs)
-    run_dir = args.run_dir or _default_run_dir(args.policy, args.split, ids)
+    policy, options = args.policy, _policy_options(args)
+    if args.harness is not None:
+        from mle_gym.cli_harness import harness_batch_options
+
+        policy, options = harness_batch_options(args)
+    spec = BatchSpec(tuple(ids), seeds, policy, options, env_kwargs)
+    run_dir = args.run_dir or _default_run_dir(policy, args.split, ids)
     store = RunStore(run_dir)
     scheduler = _batch_scheduler(args, spec.secrets())
     where = (
         f"Ray at {args.ray}" if args.ray else f"{scheduler.capacity} worker(s) on this machine"
     ) + f", {args.backend} sandboxes"
     title = (
-        f"mle-gym run: {args.policy} on {len(ids)} competition(s) × {len(seeds)} seed(s) "
+        f"mle-gym run: {policy} on {len(ids)} competition(s) × {len(seeds)} seed(s) "
         f"({where}) → {run_dir}"
     )
     closing = contextlib.closing(scheduler) if args.ray else contextlib.nullcontext()
@@ -533,6 +541,20 @@ def _add_env_options(parser: argparse.ArgumentParser) -> None:
         dest="reward_mode",
         help="normalized: 0 sample .. 1 gold; medal: 0-3; score: the raw metric "
         "(default: normalized)",
+    )
+    group.add_argument(
+        "--task",
+        choices=("mle_gym", "mlebench", "mlebench-obfuscated"),
+        help="the prompt: mle_gym's own statement (default), or MLE-bench's instructions and "
+        "competition description (plain or obfuscated) at its container paths, read from "
+        "your MLE-bench checkout (see docs/fidelity.md)",
+    )
+    group.add_argument(
+        "--mlebench-dir",
+        dest="mlebench_dir",
+        metavar="DIR",
+        help="your clone of github.com/openai/mle-bench, for --task mlebench "
+        "(default: $MLE_GYM_MLEBENCH_DIR, else an installed mlebench package)",
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import Any
 
 from mle_gym.harness.proxy import MAX_VALIDATIONS
 
@@ -56,17 +57,44 @@ def add_harness_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _endpoint(args: argparse.Namespace) -> str:
+    endpoint = args.model_endpoint or os.environ.get("OPENAI_BASE_URL")
+    if not endpoint:
+        raise SystemExit("--harness needs --model-endpoint URL (or $OPENAI_BASE_URL)")
+    return endpoint
+
+
+def harness_batch_options(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
+    """The batch "policy" of harness episodes and its options (`run_harness`'s; the API key
+    is a secret the run directory never holds)."""
+    from mle_gym.batch.harness_episode import HARNESS_POLICY
+    from mle_gym.harness.proxy import check_endpoint
+
+    endpoint = _endpoint(args)
+    check_endpoint(endpoint)
+    if args.harness_dir is not None and not args.harness_dir.is_dir():
+        raise SystemExit(f"--harness-dir is not a directory: {args.harness_dir}")
+    options: dict[str, Any] = {
+        "command": args.harness,
+        "model_endpoint": endpoint,
+        "max_requests": args.max_requests,
+        "max_validations": args.max_validations,
+        "harness_dir": str(args.harness_dir.resolve()) if args.harness_dir else None,
+    }
+    if key := args.api_key or os.environ.get("OPENAI_API_KEY"):
+        options["api_key"] = key
+    return HARNESS_POLICY, options
+
+
 def run_harness_command(args: argparse.Namespace) -> int:
     """One harness episode, then its report, reward and where its logs are."""
     from mle_gym.cli_show import console, print_report, say
     from mle_gym.grading.report import GradeReport
     from mle_gym.harness.run import run_harness
 
-    if args.split or len(args.competitions) != 1:
-        raise SystemExit("--harness runs one episode: name exactly one competition id")
-    endpoint = args.model_endpoint or os.environ.get("OPENAI_BASE_URL")
-    if not endpoint:
-        raise SystemExit("--harness needs --model-endpoint URL (or $OPENAI_BASE_URL)")
+    if len(args.competitions) != 1:
+        raise SystemExit("name a competition id, or several ids or --split for a batch")
+    endpoint = _endpoint(args)
     result = run_harness(
         args.competitions[0],
         args.harness,
@@ -80,6 +108,7 @@ def run_harness_command(args: argparse.Namespace) -> int:
         api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
         seed=args.seed,
         time_limit=args.time_limit,
+        **{k: v for k in ("task", "mlebench_dir") if (v := getattr(args, k, None)) is not None},
     )
     print_report(GradeReport(**result.report))
     console().print(

@@ -52,6 +52,10 @@ def run_task(
     gpus: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Run `task` with its trajectory, submission, report and result in `directory`."""
+    from mle_gym.batch.harness_episode import HARNESS_POLICY, run_harness_task
+
+    if task.policy == HARNESS_POLICY:
+        return run_harness_task(task, directory, secrets=secrets, gpus=gpus)
     from baselines.registry import make_policy
 
     comp = get_competition(task.competition_id)

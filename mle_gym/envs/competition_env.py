@@ -28,6 +28,14 @@ from mle_gym.data.prepare import prepare
 from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
 from mle_gym.envs.info_values import optional, optional_numbers
 from mle_gym.envs.messages import OBSERVATION_FORMATS, ChatMessages, opening, tool_result
+from mle_gym.envs.mlebench_setup import MLEBenchSetup, hardware
+from mle_gym.envs.mlebench_task import (
+    TASKS,
+    MLEBenchTask,
+    fill_placeholders,
+    find_mlebench_dir,
+    mlebench_variables,
+)
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
 from mle_gym.grading.bounded import GradingLimits, grade_bounded
 from mle_gym.grading.outcome import outcome
@@ -61,6 +69,8 @@ class CompetitionEnv(gym.Env):
         render_mode: str | None = None,
         observation_format: str = "text",
         concurrent_episodes: int | None = None,
+        task: str = "mle_gym",
+        mlebench_dir: str | Path | None = None,
     ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -71,6 +81,8 @@ class CompetitionEnv(gym.Env):
                 f"observation_format must be one of {', '.join(OBSERVATION_FORMATS)}, "
                 f"got {observation_format!r}"
             )
+        if task not in TASKS:
+            raise ValueError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         for name, value in (
@@ -85,6 +97,14 @@ class CompetitionEnv(gym.Env):
                 raise ValueError(f"{name} must be positive, got {value}")
         check_options(backend, sandbox_options or {})
         self.competition = get_competition(competition_id)
+        #: "mle_gym" (our statement), or MLE-bench's own task read from the user's checkout.
+        self.task = task
+        self.mlebench: MLEBenchTask | None = None
+        if task != "mle_gym":
+            root = find_mlebench_dir(mlebench_dir)
+            self.mlebench = MLEBenchTask.load(
+                root, self.competition.id, obfuscated=task == "mlebench-obfuscated"
+            )
         self.dirs = _ensure_prepared(self.competition.id)
         self.backend = backend
         self.time_limit = float(time_limit)
@@ -112,6 +132,7 @@ class CompetitionEnv(gym.Env):
         # no bubblewrap, a bad option) fails here, and reset() stays cheap.
         self.sandbox: Sandbox = make_sandbox(self.backend, **self._sandbox_options)
         self._pending: SandboxSpec | None = None
+        self._mlebench_setup: MLEBenchSetup | None = None
         self._host_dir: Path | None = None
         self._steps = 0
         self._started: float | None = None
@@ -136,6 +157,7 @@ class CompetitionEnv(gym.Env):
             env={
                 "MLE_GYM_SEED": str(self.episode_seed),
                 "MLE_GYM_COMPETITION": self.competition.id,
+                **(self.mlebench_variables() if self.mlebench else {}),
             },
             network=self.network,
         )
@@ -157,7 +179,15 @@ class CompetitionEnv(gym.Env):
         if binds:
             spec = replace(spec, binds=(*spec.binds, *binds))
         self._host_dir = owned_dir("host")
+        if self.mlebench is not None:
+            self._mlebench_setup = MLEBenchSetup(
+                self.mlebench, {"check_file": self.check_file, "max_bytes": self._submission_cap()}
+            )
+            more_binds, files = self._mlebench_setup.mounts(self.sandbox.paths.data)
+            spec = replace(spec, binds=(*spec.binds, *more_binds), files=(*spec.files, *files))
         self.sandbox.start(spec)
+        if self._mlebench_setup is not None:
+            self._mlebench_setup.connect(self.sandbox)
         self._started = time.monotonic()
 
     @property
@@ -204,6 +234,8 @@ class CompetitionEnv(gym.Env):
                 )
                 exit_code, timed_out = result.exit_code, result.timed_out
                 observation = describe_result(result)
+                if result.shell_restarted and self._mlebench_setup is not None:
+                    observation += self._mlebench_setup.reconnect(self.sandbox)
             elif call.tool == "view":
                 observation = editor.view(
                     self.sandbox, **call.args, max_chars=self.max_output_chars
@@ -298,6 +330,9 @@ class CompetitionEnv(gym.Env):
         self._pending = None
         self._started = None
         attempt("stopping the sandbox", self.sandbox.stop)
+        if self._mlebench_setup is not None:
+            attempt("closing MLE-bench's endpoint", self._mlebench_setup.close)
+            self._mlebench_setup = None
         if self._host_dir is not None:
             discard(self._host_dir)
             self._host_dir = None
@@ -311,8 +346,30 @@ class CompetitionEnv(gym.Env):
         return max(1.0, min(self.step_timeout, self._time_left()))
 
     def _task(self) -> str:
+        return self.statement()
+
+    def statement(self) -> str:
+        """The task as the agent first reads it: mle_gym's statement of the competition, or
+        (task="mlebench...") MLE-bench's instructions, which point to
+        /home/data/description.md, with the placeholders its runner fills filled."""
+        if self.mlebench is not None:
+            return fill_placeholders(self.mlebench.instructions, self.mlebench_variables())
         p = self.sandbox.paths
         return self.competition.render_statement(p.data, p.code, p.submission)
+
+    def mlebench_variables(self) -> dict[str, str]:
+        """The variables MLE-bench's agents expect, from this env's budget and sandbox."""
+        p = self.sandbox.paths
+        return mlebench_variables(
+            self.competition.id,
+            time_limit=self.time_limit,
+            max_steps=self.max_steps,
+            hardware=hardware(self._sandbox_options.get("gpus")),
+            agent_dir="/home/agent" if self.backend == "docker" else "/tmp",
+            submission_dir=p.submission,
+            logs_dir=p.logs,
+            code_dir=p.code,
+        )
 
     def _manual(self) -> str:
         """The tools' manual and the budget."""
@@ -360,6 +417,17 @@ class CompetitionEnv(gym.Env):
         if report.valid_submission:
             return True, "The submission is valid."
         return False, f"The submission is invalid: {report.error}"
+
+    def check_file(self, path: Path) -> tuple[bool, str]:
+        """MLE-bench's validation answer for a submission file on the host (its grading
+        server's words), never its score: for the endpoint of task="mlebench"."""
+        report = self._grade_file(path)
+        if report.valid_submission:
+            return True, "Submission is valid."
+        return False, (
+            "Submission invalid! The attempt to grade the submission has resulted in the "
+            f"following error message:\n{report.error}"
+        )
 
     def _grade_file(self, path: Path | None) -> GradeReport:
         return grade_bounded(

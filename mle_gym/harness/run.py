@@ -265,7 +265,7 @@ def _run_in_sandbox(
     the proxy, run the harness until it exits or the deadline."""
     sandbox = episode.sandbox
     paths = sandbox.paths
-    statement = episode.competition.render_statement(paths.data, paths.code, paths.submission)
+    statement = episode.statement()
     submission = f"{paths.submission}/{episode.competition.submission.filename}"
     task = harness_task(
         statement, submission, episode.time_limit, proxy.max_requests, proxy.max_validations
@@ -279,7 +279,10 @@ def _run_in_sandbox(
     started = sandbox.run(f"{relay_command} 2>&1", _RELAY_START_TIMEOUT)
     if started.exit_code != 0:
         raise HarnessError(f"the model relay did not start in the sandbox: {started.output}")
-    sandbox.run(_exports(harness_variables(port, task, harness_dir, extra)), _RELAY_START_TIMEOUT)
+    variables = harness_variables(port, task, harness_dir, extra)
+    if episode.mlebench is not None and harness_dir:  # MLE-bench's agents live in AGENT_DIR
+        variables.setdefault("AGENT_DIR", HARNESS_DIR)
+    sandbox.run(_exports(variables), _RELAY_START_TIMEOUT)
     remaining = max(1.0, deadline - time.monotonic())
     result = sandbox.run(
         f"( cd {shlex.quote(paths.code)} && {command}\n)",

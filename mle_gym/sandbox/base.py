@@ -51,14 +51,40 @@ class ReadOnlyBind:
 
 
 @dataclass(frozen=True)
+class ReadOnlyFile:
+    """A host file shown read-only at `target`: directly in /home (MLE-bench's
+    /home/instructions.txt), or beside the public data (/home/data/description.md) without
+    a byte of the prepared folder changing (the backend lays /home/data out of read-only
+    binds of the folder's entries and these files)."""
+
+    source: Path
+    target: str
+
+    def __post_init__(self) -> None:
+        parent, name = posixpath.split(self.target)
+        if posixpath.normpath(self.target) != self.target or parent not in FILE_PARENTS:
+            where = " or ".join(FILE_PARENTS)
+            raise ValueError(f"a file can go directly in {where}, not at {self.target!r}")
+        if name in ("", ".", "..") or (parent == "/home" and f"/home/{name}" in _RESERVED):
+            raise ValueError(f"a file cannot go at {self.target}")
+        if not Path(self.source).is_file():
+            raise ValueError(f"a read-only file's source must be a file: {self.source}")
+
+
+#: Where a `ReadOnlyFile` may go.
+FILE_PARENTS = ("/home", SandboxPaths().data)
+
+
+@dataclass(frozen=True)
 class SandboxSpec:
     """What one episode's sandbox gets: the public data (mounted read-only), variables, and
-    any further read-only directories (`binds`, each at its own target)."""
+    any further read-only directories (`binds`, each at its own target) and files (`files`)."""
 
     public_dir: Path
     env: dict[str, str] = field(default_factory=dict)
     network: bool = False
     binds: tuple[ReadOnlyBind, ...] = ()
+    files: tuple[ReadOnlyFile, ...] = ()
 
     def __post_init__(self) -> None:
         targets = [b.target for b in self.binds]
@@ -66,6 +92,35 @@ class SandboxSpec:
             for other in targets[i + 1 :]:
                 if _within(target, other) or _within(other, target):
                     raise ValueError(f"binds at {target} and {other} overlap")
+        names = [f.target for f in self.files]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two files at the same place: {names}")
+        data = SandboxPaths().data
+        for file in self.files:
+            name = posixpath.basename(file.target)
+            if file.target.startswith(f"{data}/") and (self.public_dir / name).exists():
+                raise ValueError(f"{file.target} would hide the public data's own {name}")
+
+    def data_files(self) -> list[ReadOnlyFile]:
+        """The files that go beside the public data."""
+        data = SandboxPaths().data
+        return [f for f in self.files if posixpath.dirname(f.target) == data]
+
+
+#: Most entries a public folder may have when files go beside it (each is a mount).
+MAX_PUBLIC_ENTRIES = 1024
+
+
+def public_entries(public: Path) -> list[Path]:
+    """The public folder's top-level entries, each bound on its own where files go beside
+    them; `SandboxError` past `MAX_PUBLIC_ENTRIES`."""
+    entries = sorted(public.iterdir())
+    if len(entries) > MAX_PUBLIC_ENTRIES:
+        raise SandboxError(
+            f"{public} has {len(entries)} top-level entries; files can go beside at most "
+            f"{MAX_PUBLIC_ENTRIES}"
+        )
+    return entries
 
 
 def _within(path: str, top: str) -> bool:

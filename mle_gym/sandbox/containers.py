@@ -100,7 +100,9 @@ def _orphaned(labels: dict[str, str]) -> bool:
 def collect_garbage(client: Any) -> list[str]:
     """Remove mle_gym containers whose owner process is gone; return their names."""
     removed = []
-    for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
+    # ignore_removed: a container another process removes while listing is not an error
+    listed = client.containers.list(all=True, filters={"label": f"{LABEL}=1"}, ignore_removed=True)
+    for container in listed:
         if _orphaned(container.labels):
             try:
                 container.remove(force=True)

@@ -37,6 +37,7 @@ from mle_gym.sandbox.base import (
     SandboxFileError,
     SandboxPaths,
     SandboxSpec,
+    public_entries,
 )
 from mle_gym.sandbox.cgroup import parse_bytes
 from mle_gym.sandbox.engine import connect
@@ -207,13 +208,17 @@ class DockerSandbox(ShellBackedSandbox):
             labels=containers.owner_labels(episode),
             network_mode=(self.network_name or "bridge") if spec.network else "none",
             volumes={
-                str(spec.public_dir.resolve()): {"bind": self.paths.data, "mode": "ro"},
+                **_data_volumes(spec, self.paths.data),
                 str(logs): {"bind": self.paths.logs, "mode": "ro"},
                 **{str(b.source.resolve()): {"bind": b.target, "mode": "ro"} for b in spec.binds},
                 **names,
             },
             read_only=True,
-            tmpfs=workspace_tmpfs(self.user, self.disk, self.files),
+            tmpfs={
+                **workspace_tmpfs(self.user, self.disk, self.files),
+                # files beside the public data: a root-owned tmpfs of read-only binds
+                **({self.paths.data: "size=1m,mode=0755"} if spec.data_files() else {}),
+            },
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             privileged=False,
@@ -527,6 +532,19 @@ class _ContainerJobControl:
         self.sandbox.container.exec_run(
             ["bash", "-c", f"kill -{int(signum)} -- -{int(group)}"], user=self.sandbox.user
         )
+
+
+def _data_volumes(spec: SandboxSpec, data: str) -> dict[str, dict[str, str]]:
+    """The public data at `data` and the spec's files, all read-only. With files beside the
+    data, each public entry is bound on its own into a tmpfs at `data` (a file bound into
+    the read-only public folder would have to be created there)."""
+    volumes = {str(f.source.resolve()): {"bind": f.target, "mode": "ro"} for f in spec.files}
+    if not spec.data_files():
+        volumes[str(spec.public_dir.resolve())] = {"bind": data, "mode": "ro"}
+        return volumes
+    for entry in public_entries(spec.public_dir.resolve()):
+        volumes[str(entry)] = {"bind": f"{data}/{entry.name}", "mode": "ro"}
+    return volumes
 
 
 def _host_id(pid: int, kind: str, inner: int) -> int:

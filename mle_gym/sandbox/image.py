@@ -61,6 +61,7 @@ DEBIAN_MIRROR = "http://deb.debian.org/debian"
 OFFLINE_PACKAGES: tuple[str, ...] = (
     "bash",
     "coreutils",
+    "curl",  # MLE-bench's validate_submission.sh and agents post to localhost:5000 with it
     "procps",
     "python3",
     "python3-numpy",

@@ -45,6 +45,7 @@ from mle_gym.sandbox.base import (
     SandboxFileError,
     SandboxPaths,
     SandboxSpec,
+    public_entries,
 )
 from mle_gym.sandbox.cgroup import Cgroup, CgroupUnavailable, parse_bytes
 from mle_gym.sandbox.environment import shell_environment
@@ -175,6 +176,28 @@ def _cgroup_view(dirs: dict[str, Path]) -> list[str]:
     return args
 
 
+def _data_binds(spec: SandboxSpec, data: str) -> list[str]:
+    """The public data at `data`, read-only, with the spec's files in /home and beside it.
+    With files beside it, `data` is a tmpfs holding read-only binds of each public entry
+    and each file (binding a file into the read-only public folder would have to create
+    it there), then made read-only itself."""
+    args: list[str] = []
+    for file in spec.files:
+        if file not in spec.data_files():
+            args += ["--ro-bind", str(file.source.resolve()), file.target]
+    public = spec.public_dir.resolve()
+    beside = spec.data_files()
+    if not beside:
+        return [*args, "--ro-bind", str(public), data]
+    entries = public_entries(public)
+    args += ["--perms", "0755", "--tmpfs", data]
+    for entry in entries:
+        args += ["--ro-bind", str(entry), f"{data}/{entry.name}"]
+    for file in beside:
+        args += ["--ro-bind", str(file.source.resolve()), file.target]
+    return [*args, "--remount-ro", data]
+
+
 def _join_fresh_keyring() -> None:
     """Give the process (and so the sandbox) a new, empty session keyring."""
     number = _KEYCTL.get(platform.machine())
@@ -274,9 +297,7 @@ def bwrap_argv(
         *_python_binds(python_roots),
         *_extra_binds(spec),
         *(gpus.bwrap_args() if gpus is not None else []),
-        "--ro-bind",
-        str(spec.public_dir.resolve()),
-        p.data,
+        *_data_binds(spec, p.data),
         "--bind",
         str(root / "code"),
         p.code,
@@ -515,8 +536,8 @@ class LocalSandbox(ShellBackedSandbox):
     def _unshare_argv(self, spec: SandboxSpec) -> list[str]:
         """isolation="none": a mount namespace only, to show the same /home/... paths."""
         assert self.root is not None
-        if spec.binds:  # their targets would have to be made on the host's own file system
-            raise SandboxError("isolation='none' cannot show extra directories (binds)")
+        if spec.binds or spec.files:  # their targets would be made on the host's file system
+            raise SandboxError("isolation='none' cannot show extra directories or files")
         (self.root / "oldhome").mkdir()
         (self.root / "agent-home").mkdir()
         namespaces = ["--mount"] if self.as_root else ["--user", "--map-root-user", "--mount"]

@@ -1,0 +1,71 @@
+"""One harness episode of a batch (`mle-gym run --split lite --harness CMD`): the black-box
+harness mode run into the episode's own directory, with the same report and result files
+as a policy episode, so resume, reports and Ray treat both alike."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+#: The batch "policy" of harness episodes; its options are `run_harness`'s.
+HARNESS_POLICY = "harness"
+#: Inside an episode's directory: what `run_harness` writes (the model calls it recorded,
+#: the harness's output, its own result).
+HARNESS_DIR = "harness"
+
+
+def run_harness_task(
+    task: Any,
+    directory: Path,
+    *,
+    secrets: dict[str, Any] | None = None,
+    gpus: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """Run the harness of `task.policy_options` (command, model_endpoint, harness_dir,
+    max_requests, max_validations; api_key among `secrets`) on `task`'s competition and
+    seed, and write the episode's report and result."""
+    from mle_gym.batch.episode import SUMMARY_FIELDS, prepare_once, with_gpus
+    from mle_gym.batch.store import REPORT_FILE, RESULT_FILE, write_json
+    from mle_gym.harness.run import run_harness
+
+    prepare_once(task.competition_id)
+    options = dict(task.policy_options)
+    command, endpoint = options.pop("command"), options.pop("model_endpoint")
+    inner = directory / HARNESS_DIR
+    shutil.rmtree(inner, ignore_errors=True)  # a retried episode starts clean
+    result = run_harness(
+        task.competition_id,
+        command,
+        endpoint,
+        run_dir=inner,
+        seed=task.seed,
+        api_key=(secrets or {}).get("api_key"),
+        **options,
+        **with_gpus(task.env_kwargs, gpus),
+    )
+    report = result.report
+    summary = {
+        "competition_id": task.competition_id,
+        "seed": task.seed,
+        "steps": 0,
+        "terminated": not result.cut,
+        "truncated": result.cut,
+        "total_reward": result.reward,
+        "seconds": round(result.seconds, 3),
+        "submission": (
+            str(result.submission_path.relative_to(directory)) if result.submission_path else None
+        ),
+        "harness": {
+            "exit_code": result.exit_code,
+            "cut": result.cut,
+            "model_calls": result.requests,
+            "refused": result.refused,
+            "validations": result.validations,
+        },
+        **{name: report.get(name) for name in SUMMARY_FIELDS},
+    }
+    write_json(directory / REPORT_FILE, report)
+    write_json(directory / RESULT_FILE, summary)
+    return summary

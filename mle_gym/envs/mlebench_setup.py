@@ -1,0 +1,127 @@
+"""One episode's MLE-bench container layout (`task="mlebench"`): its files at MLE-bench's
+paths, read-only, and its validation endpoint on the sandbox's own localhost:5000.
+
+Before the sandbox starts: MLE-bench's text (from the user's checkout) is written to a host
+directory of this process's own and shown at /home/instructions.txt,
+/home/validate_submission.sh and /home/data/description.md (beside the public data, which
+is not touched), and the host side of the endpoint listens on a unix socket. Once the
+sandbox runs: only its agent may connect, and the relay starts on 127.0.0.1:5000.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from mle_gym.envs.mlebench_task import (
+    DESCRIPTION_NAME,
+    INSTRUCTIONS_PATH,
+    OBFUSCATED_INSTRUCTIONS_PATH,
+    VALIDATE_SCRIPT_PATH,
+    VALIDATION_PORT,
+    MLEBenchTask,
+)
+from mle_gym.sandbox.base import ReadOnlyBind, ReadOnlyFile, Sandbox, SandboxError
+from mle_gym.sandbox.scratch import owned_dir
+
+#: Inside the sandbox: the relay script and the endpoint's socket.
+ENDPOINT_DIR = "/opt/mle-gym-grading"
+_SOCKET = "grading.sock"
+_START_TIMEOUT = 60.0
+
+
+def hardware(gpus: Any) -> str:
+    """What MLE-bench's start scripts put in $HARDWARE: "a CPU", or the GPUs by name and
+    count as nvidia-smi lists them (here, the host's, as many as the sandbox gets)."""
+    if not gpus:
+        return "a CPU"
+    try:
+        listed = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.split("\n")
+    except (OSError, subprocess.SubprocessError):
+        return "a GPU"
+    names = [name.strip() for name in listed if name.strip()]
+    if isinstance(gpus, int) and not isinstance(gpus, bool) and gpus > 0:
+        names = names[:gpus]
+    counts = Counter(names)
+    return ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "a GPU"
+
+
+class MLEBenchSetup:
+    """The files and the endpoint of one episode; `close()` removes both."""
+
+    def __init__(self, task: MLEBenchTask, endpoint_options: dict[str, Any]) -> None:
+        from mle_gym.envs.grading_endpoint import GradingEndpoint  # only in this mode
+
+        self.task = task
+        self._files_dir = owned_dir("mlebench-files")
+        self._endpoint_dir = owned_dir("mlebench-endpoint")
+        self._upload_dir = owned_dir("mlebench-upload")
+        self.endpoint = GradingEndpoint(
+            self._endpoint_dir / _SOCKET, self._upload_dir, **endpoint_options
+        )
+
+    def mounts(self, data_dir: str) -> tuple[list[ReadOnlyBind], list[ReadOnlyFile]]:
+        """Write the files, start the endpoint; what the sandbox must show."""
+        task = self.task
+        shown = {
+            INSTRUCTIONS_PATH: task.instructions,
+            f"{data_dir}/{DESCRIPTION_NAME}": task.description,
+            VALIDATE_SCRIPT_PATH: task.validate_script,
+        }
+        if task.other_instructions is not None:
+            shown[OBFUSCATED_INSTRUCTIONS_PATH] = task.other_instructions
+        files = []
+        for index, (target, text) in enumerate(shown.items()):
+            source = self._files_dir / f"{index}-{Path(target).name}"
+            source.write_text(text, encoding="utf-8")
+            source.chmod(0o755 if target == VALIDATE_SCRIPT_PATH else 0o644)
+            files.append(ReadOnlyFile(source, target))
+        from mle_gym.harness import relay
+
+        shutil.copyfile(relay.__file__, self._endpoint_dir / "relay.py")
+        self.endpoint.start()
+        return [ReadOnlyBind(self._endpoint_dir, ENDPOINT_DIR)], files
+
+    def connect(self, sandbox: Sandbox) -> None:
+        """Let the sandbox's agent (and nobody else) reach the endpoint, and start the relay
+        on the sandbox's localhost:5000."""
+        from mle_gym.harness.peers import restrict_to, sandbox_peers
+
+        agent = sandbox.agent_identity()
+        self.endpoint.admit = sandbox_peers(agent)
+        restrict_to(agent, self._endpoint_dir, self.endpoint.socket_path)
+        # started unless one listens already (docker keeps it across a new shell)
+        relay = (
+            f"(exec 3<>/dev/tcp/127.0.0.1/{VALIDATION_PORT}) 2>/dev/null || "
+            f"python3 -I {ENDPOINT_DIR}/relay.py 127.0.0.1 {VALIDATION_PORT} "
+            f"{ENDPOINT_DIR}/{_SOCKET} 2>&1"
+        )
+        started = sandbox.run(relay, _START_TIMEOUT)
+        if started.exit_code != 0:
+            raise SandboxError(
+                f"MLE-bench's validation endpoint did not start on localhost:{VALIDATION_PORT} "
+                f"in the sandbox: {started.output.strip()}"
+            )
+
+    def reconnect(self, sandbox: Sandbox) -> str:
+        """After a new shell (on the local backend a new sandbox process, in new namespaces):
+        admit it and start the relay again; or a note for the agent saying why not."""
+        try:
+            self.connect(sandbox)
+        except Exception as exc:  # the step's own output must still reach the agent
+            return f"\n[{exc}]"
+        return ""
+
+    def close(self) -> None:
+        self.endpoint.close()
+        for directory in (self._files_dir, self._endpoint_dir, self._upload_dir):
+            shutil.rmtree(directory, ignore_errors=True)
