@@ -47,20 +47,14 @@ pytestmark = pytest.mark.timeout(600)
 SUBMISSION = "/home/submission/submission.csv"
 #: NeMo-Gym's own model server config (Responses API in front of a chat-completions endpoint).
 MODEL_CONFIG = "responses_api_models/vllm_model/configs/vllm_model.yaml"
-#: The servers ng_run starts; each gets the venv above (ng_run's skip_venv_if_present).
-SERVER_DIRS = (
-    "resources_servers/mle_gym",
-    "responses_api_agents/simple_agent",
-    "responses_api_models/vllm_model",
-)
-
 #: Runs in the venv: the environment directory ng_run starts, with the dataset's rows.
 LAYOUT = """
 import json, sys
-from mle_gym.integrations.nemo_gym import dataset_row, write_environment
+from mle_gym.integrations.nemo_gym import dataset_row, share_venv, write_environment
 
 rows = [dataset_row(c, seed=s) for c, s in json.loads(sys.argv[2])]
 rows[-1]["responses_create_params"]["input"][1]["content"] += sys.argv[3]
+print(share_venv(sys.argv[1]))
 print(write_environment(sys.argv[1], rows, backend="local", max_steps=20,
                         max_output_chars=1000000, max_agent_steps=12))
 """
@@ -92,11 +86,9 @@ def venv_env() -> dict[str, str]:
 
 @contextmanager
 def ng_run(root: Path, config: Path, llm_url: str, head_port: int) -> Iterator[None]:
-    """`ng_run` with mle_gym's config and NeMo-Gym's model server; until all servers are up."""
+    """`ng_run` with mle_gym's config and NeMo-Gym's model server, every server in the venv
+    (share_venv's links under root/venvs); until all servers are up."""
     venvs = root / "venvs"
-    for server_dir in SERVER_DIRS:
-        (venvs / server_dir).mkdir(parents=True)
-        (venvs / server_dir / ".venv").symlink_to(NEMO_VENV)
     log_path = root / "ng_run.log"
     command = [
         str(NEMO_BIN / "ng_run"),
@@ -201,7 +193,8 @@ def test_rollout_collection_grades_episodes(spaceship_home: Path, tmp_path: Path
         env=venv_env(), capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert layout.returncode == 0, layout.stderr[-3000:]
-    config = Path(layout.stdout.strip().splitlines()[-1])
+    *_, venvs, config = (Path(line) for line in layout.stdout.strip().splitlines())
+    assert venvs == root / "venvs"
     data = config.parent.parent / "data" / "example.jsonl"
     head_port = free_port()
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 import textwrap
 from pathlib import Path
 from typing import Annotated, Any
@@ -260,6 +261,30 @@ def write_environment(
     return config
 
 
+#: The servers a `write_environment` config runs: ours, NeMo-Gym's agent and model server.
+SERVER_DIRS = (
+    f"resources_servers/{SERVER_NAME}",
+    "responses_api_agents/simple_agent",
+    "responses_api_models/vllm_model",
+)
+
+
+def share_venv(
+    root: Path, venv: Path | None = None, servers: tuple[str, ...] = SERVER_DIRS
+) -> Path:
+    """A `uv_venv_dir` in which every server's venv is `venv` (default: this interpreter's),
+    for `ng_run +skip_venv_if_present=true +uv_venv_dir=...`: ng_run otherwise builds a uv
+    venv per server from its requirements, which needs an index that serves mle-gym."""
+    venvs = Path(root) / "venvs"
+    target = Path(venv or sys.prefix)
+    for server in servers:
+        link = venvs / server / ".venv"
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if not link.is_symlink():
+            link.symlink_to(target)
+    return venvs
+
+
 __all__ = [
     "AGENT_NAME",
     "SERVER_NAME",
@@ -268,5 +293,6 @@ __all__ = [
     "MleGymVerifyResponse",
     "dataset_row",
     "responses_tools",
+    "share_venv",
     "write_environment",
 ]
