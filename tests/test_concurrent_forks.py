@@ -18,17 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import require_bwrap
-from tests.prerequisites import REPO, require
-
-NEMO_PYTHON = (
-    Path(
-        os.environ.get(
-            "MLE_GYM_NEMO_GYM_VENV", Path.home() / ".cache" / "mle-gym" / "venv-nemo-gym"
-        )
-    )
-    / "bin"
-    / "python"
-)
+from tests.prerequisites import REPO, rl_hub_venv
 
 RACE = """
 import json, threading
@@ -71,13 +61,10 @@ print(json.dumps({"filelock": filelock.__version__, "errors": errors[:3],
 
 @pytest.mark.timeout(600)
 def test_forks_from_many_threads_with_filelock_4(mle_home: Path) -> None:
-    require(
-        NEMO_PYTHON.exists(),
-        f"no NeMo-Gym venv at {NEMO_PYTHON}: run bash .ci/setup.d/rl_hubs.sh",
-    )
+    python = rl_hub_venv("nemo-gym") / "bin" / "python"
     require_bwrap()
     result = subprocess.run(
-        [str(NEMO_PYTHON), "-c", RACE],
+        [str(python), "-c", RACE],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True,
         text=True,

@@ -35,12 +35,7 @@ from tests.llm_server import (
     text,
     tool,
 )
-from tests.prerequisites import REPO, require
-
-NEMO_VENV = Path(
-    os.environ.get("MLE_GYM_NEMO_GYM_VENV", Path.home() / ".cache" / "mle-gym" / "venv-nemo-gym")
-)
-NEMO_BIN = NEMO_VENV / "bin"
+from tests.prerequisites import REPO, rl_hub_venv
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -64,6 +59,11 @@ ROWS = [("sklearn-digits", 2), ("spaceship-titanic", 2), ("sklearn-digits", 5)]
 QUICK = "\n\n(A quick one: copy the sample submission.)"
 
 
+def nemo_bin() -> Path:
+    """The bin directory of the NeMo-Gym venv (ng_run, ng_collect_rollouts, python)."""
+    return rl_hub_venv("nemo-gym") / "bin"
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -75,7 +75,7 @@ def venv_env() -> dict[str, str]:
     return {
         **os.environ,
         "PYTHONPATH": str(REPO),
-        "PATH": f"{NEMO_BIN}:{os.environ.get('PATH', '')}",
+        "PATH": f"{nemo_bin()}:{os.environ.get('PATH', '')}",
         "WANDB_MODE": "disabled",
         # ng_run's Ray cluster on loopback only, as in tests/test_ray.py
         "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
@@ -91,7 +91,7 @@ def ng_run(root: Path, config: Path, llm_url: str, head_port: int) -> Iterator[N
     venvs = root / "venvs"
     log_path = root / "ng_run.log"
     command = [
-        str(NEMO_BIN / "ng_run"),
+        str(nemo_bin() / "ng_run"),
         f"+config_paths=[{config},{MODEL_CONFIG}]",
         f"+head_server={{host: 127.0.0.1, port: {head_port}}}",
         "+default_host=127.0.0.1",
@@ -130,7 +130,7 @@ def collect(root: Path, data: Path, head_port: int) -> list[dict[str, Any]]:
     out = root / "rollouts.jsonl"
     result = subprocess.run(
         [
-            str(NEMO_BIN / "ng_collect_rollouts"),
+            str(nemo_bin() / "ng_collect_rollouts"),
             "+agent_name=mle_gym_simple_agent",
             f"+input_jsonl_fpath={data}",
             f"+output_jsonl_fpath={out}",
@@ -181,15 +181,11 @@ def conversation(requests: list[dict[str, Any]], prompt_part: str) -> list[dict[
 def test_rollout_collection_grades_episodes(spaceship_home: Path, tmp_path: Path) -> None:
     """One ng_run, three rows run in order: spaceship-titanic's data is the real Kaggle
     files (the cache spaceship_home made), sklearn-digits is prepared into it on demand."""
-    require(
-        (NEMO_BIN / "ng_run").exists(),
-        f"no venv with nemo-gym at {NEMO_VENV}: run bash .ci/setup.d/rl_hubs.sh "
-        "(or set MLE_GYM_NEMO_GYM_VENV)",
-    )
+    nemo_bin()  # skips, or fails under CI=true, without the venv
     require_bwrap()
     root = tmp_path / "gym"
     layout = subprocess.run(
-        [str(NEMO_BIN / "python"), "-c", LAYOUT, str(root), json.dumps(ROWS), QUICK],
+        [str(nemo_bin() / "python"), "-c", LAYOUT, str(root), json.dumps(ROWS), QUICK],
         env=venv_env(), capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert layout.returncode == 0, layout.stderr[-3000:]
