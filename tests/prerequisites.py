@@ -49,3 +49,16 @@ def require_openhands_venv(python: Path) -> None:
         f"no Python 3.12 venv with OpenHands at {python}: run bash .ci/setup.d/agents.sh "
         "(or set MLE_GYM_OPENHANDS_VENV)",
     )
+
+
+def rl_hub_venv(name: str) -> Path:
+    """The venv .ci/setup.d/rl_hubs.sh makes for an RL hub whose pins conflict with the `ci`
+    extra ("nemo-gym", "openenv"): $MLE_GYM_<NAME>_VENV, else ~/.cache/mle-gym/venv-<name>;
+    a test that needs it skips (or fails under CI=true) when it is missing."""
+    variable = f"MLE_GYM_{name.upper().replace('-', '_')}_VENV"
+    venv = Path(os.environ.get(variable, Path.home() / ".cache" / "mle-gym" / f"venv-{name}"))
+    require(
+        (venv / "bin" / "python").exists(),
+        f"no venv with {name} at {venv}: run bash .ci/setup.d/rl_hubs.sh (or set {variable})",
+    )
+    return venv

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+# The env's first observation without its tool manual: a scaffold brings its own tools.
+from mle_gym.integrations.episode import task_statement
+
+__all__ = ["VALIDATE_HINT", "VALIDATE_SIGNAL", "is_signal", "task_statement"]
+
 #: A bash-only scaffold checks the submission's format by running `echo MLE_GYM_VALIDATE`.
 VALIDATE_SIGNAL = "MLE_GYM_VALIDATE"
 
@@ -9,15 +14,6 @@ VALIDATE_HINT = (
     f"To check the submission file's format (it does not reveal a score), run exactly "
     f"`echo {VALIDATE_SIGNAL}` as a command on its own."
 )
-
-
-def task_statement(observation: str) -> str:
-    """The env's first observation without its tool manual: a scaffold brings its own tools."""
-    head, found, rest = observation.partition("\n## Tools\n")
-    if not found:
-        return observation
-    _, found, budget = rest.partition("\n## Budget\n")
-    return f"{head.rstrip()}\n\n## Budget\n{budget}" if found else head.rstrip()
 
 
 def is_signal(command: str, word: str) -> bool:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from mle_gym.competitions import get_competition
 from mle_gym.extras import install_hint
+from mle_gym.forks import FORK_LOCK
 from mle_gym.grading.grader import grade
 from mle_gym.grading.report import GradeReport
 
@@ -134,7 +135,7 @@ def grade_bounded(
     with tempfile.TemporaryDirectory(prefix="mle-gym-grade-") as scratch:
         out = Path(scratch) / "report.pickle"
         gone, alive = os.pipe()
-        with warnings.catch_warnings():
+        with FORK_LOCK, warnings.catch_warnings():
             # Python 3.12 warns about fork() with threads; the child only grades and exits
             warnings.simplefilter("ignore", DeprecationWarning)
             pid = os.fork()

@@ -30,6 +30,7 @@ from omegaconf import DictConfig, OmegaConf
 from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput, ConversationType
 
 import mle_gym
+from mle_gym.integrations.episode import MAKE_OPTIONS, grade, task_statement
 from mle_gym.tools import ActionError
 from mle_gym.tools.schemas import decode_json
 
@@ -37,17 +38,7 @@ ENV_ID = "mle_gym"
 ENTRY_POINT = f"{__name__}:MleGymTextEnv"
 
 #: Options read from `env_config` and the dataset row (`extras`); the rest of a row is ignored.
-ENV_OPTIONS = (
-    "backend",
-    "time_limit",
-    "max_steps",
-    "step_timeout",
-    "max_output_chars",
-    "reward_mode",
-    "network",
-    "sandbox_options",
-    "concurrent_episodes",
-)
+ENV_OPTIONS = MAKE_OPTIONS
 
 SYSTEM_PROMPT = """\
 You are an expert machine learning engineer solving a Kaggle competition inside a sandbox. \
@@ -109,16 +100,6 @@ def parse_tool_calls(text: str) -> list[ParsedCall]:
             continue
         calls.append(ParsedCall(name, action))
     return calls
-
-
-def task_statement(observation: str) -> str:
-    """The env's first observation without its text manual of dict actions: the system
-    prompt gives the tools as function schemas instead."""
-    head, found, rest = observation.partition("\n## Tools\n")
-    if not found:
-        return observation
-    _, found, budget = rest.partition("\n## Budget\n")
-    return f"{head.rstrip()}\n\n## Budget\n{budget}" if found else head.rstrip()
 
 
 def system_prompt() -> str:
@@ -243,22 +224,7 @@ class MleGymTextEnv(BaseTextEnv):
             self.done = True
             self.reward = float(reward)
             report = info.get("report") or {}
-            self.outcome = {
-                "reward": self.reward,
-                "score": report.get("score"),
-                "valid": bool(report.get("valid_submission")),
-                "above_median": bool(report.get("above_median")),
-                "any_medal": bool(report.get("any_medal")),
-                "gold_medal": bool(report.get("gold_medal")),
-                "silver_medal": bool(report.get("silver_medal")),
-                "bronze_medal": bool(report.get("bronze_medal")),
-                "medal": next(
-                    (m for m in ("gold", "silver", "bronze") if report.get(f"{m}_medal")), None
-                ),
-                "normalized_score": report.get("normalized_score"),
-                "error": report.get("error"),
-                "report": report,
-            }
+            self.outcome = {**grade(self.reward, report), "report": report}
             metadata["truncated"] = bool(truncated)
             if info.get("graded_submission"):  # on the host until close()
                 metadata["graded_submission"] = info["graded_submission"]

@@ -44,6 +44,7 @@ except ImportError as exc:  # verifiers < 0.4 has no v1 API
     ) from exc
 
 import mle_gym
+from mle_gym.integrations.episode import EPISODE_OVER
 from mle_gym.tools.actions import TOOLS, ActionError
 
 #: The id verifiers loads this taskset (and its harness) by.
@@ -76,9 +77,6 @@ CHAT_PROGRAM = CHAT_PROGRAM_SOURCE.replace(
     "except json.JSONDecodeError as e:\n                content = ",
     "except (ValueError, RecursionError) as e:\n                content = ",
 )
-
-#: What a tool answers once the episode is over.
-EPISODE_OVER = "The episode is over (it was submitted or its budget ran out); no more steps."
 
 
 class MLEGymData(vf.TaskData):

@@ -37,6 +37,7 @@ from typing import Any
 import pexpect
 import ptyprocess
 
+from mle_gym.forks import FORK_LOCK
 from mle_gym.sandbox import seccomp
 from mle_gym.sandbox.base import (
     AgentIdentity,
@@ -711,7 +712,8 @@ class _SpawnPassingFds(pexpect.spawn):
         super().__init__(*args, **kwargs)
 
     def _spawnpty(self, args: list[str], **kwargs: Any) -> ptyprocess.PtyProcess:
-        return ptyprocess.PtyProcess.spawn(args, pass_fds=self._pass_fds, **kwargs)
+        with FORK_LOCK:  # no other mle_gym thread forks meanwhile (mle_gym.forks says why)
+            return ptyprocess.PtyProcess.spawn(args, pass_fds=self._pass_fds, **kwargs)
 
 
 class _PtyJobControl:

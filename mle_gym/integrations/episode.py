@@ -1,0 +1,125 @@
+"""What every hub adapter keeps of an episode, with no framework imported: the task statement
+a chat prompt shows, the grade an episode ends with, and one episode driven by tool calls.
+
+The adapters (SkyRL, verifiers, NeMo-Gym, OpenEnv) differ in how a trainer reaches the env
+(text tags, MCP, HTTP endpoints, a WebSocket); the episode behind them is the same, so its
+bookkeeping lives here once.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import gymnasium as gym
+
+import mle_gym
+from mle_gym.tools import ActionError
+
+#: What a tool answers once the episode is over.
+EPISODE_OVER = "The episode is over (it was submitted or its budget ran out); no more steps."
+
+#: `gym.make` options an adapter takes from its configuration or a dataset row.
+MAKE_OPTIONS = (
+    "backend",
+    "time_limit",
+    "max_steps",
+    "step_timeout",
+    "max_output_chars",
+    "reward_mode",
+    "network",
+    "sandbox_options",
+    "concurrent_episodes",
+)
+
+
+def task_statement(observation: str) -> str:
+    """The env's first observation without its text manual of dict actions: a chat prompt
+    gives the tools as function schemas instead."""
+    head, found, rest = observation.partition("\n## Tools\n")
+    if not found:
+        return observation
+    _, found, budget = rest.partition("\n## Budget\n")
+    return f"{head.rstrip()}\n\n## Budget\n{budget}" if found else head.rstrip()
+
+
+def grade(reward: float, report: dict[str, Any] | None) -> dict[str, Any]:
+    """The numbers a trainer logs for a graded episode, from its reward and grading report."""
+    report = report or {}
+    return {
+        "reward": float(reward),
+        "score": report.get("score"),
+        "valid": bool(report.get("valid_submission")),
+        "above_median": bool(report.get("above_median")),
+        "any_medal": bool(report.get("any_medal")),
+        "gold_medal": bool(report.get("gold_medal")),
+        "silver_medal": bool(report.get("silver_medal")),
+        "bronze_medal": bool(report.get("bronze_medal")),
+        "medal": next((m for m in ("gold", "silver", "bronze") if report.get(f"{m}_medal")), None),
+        "normalized_score": report.get("normalized_score"),
+        "error": report.get("error"),
+    }
+
+
+class ToolEpisode:
+    """One mle_gym episode stepped by a model's tool calls, for adapters that serve it.
+
+    `call` runs one tool call (a malformed one gets mle_gym's message back and spends no
+    step); `finish` grades the submission present if the model never submitted. Calls are
+    serialized, so a server may run them from any thread.
+    """
+
+    def __init__(self, competition_id: str, seed: int | None = None, **make_options: Any):
+        self.competition_id = competition_id
+        self.seed = seed
+        self.env = gym.make(f"mle/{competition_id}-v0", **make_options)
+        self._lock = threading.Lock()
+        self.steps = 0
+        self.invalid_calls = 0
+        self.done = False
+        self.truncated = False
+        self.outcome: dict[str, Any] = {}
+        self.report: dict[str, Any] | None = None
+        self.graded_submission: str | None = None
+
+    def reset(self) -> str:
+        """The task statement (cheap: the sandbox starts on the first tool call)."""
+        with self._lock:
+            statement, _ = self.env.reset(seed=self.seed)
+            self.steps = self.invalid_calls = 0
+            self.done = self.truncated = False
+            self.outcome, self.report, self.graded_submission = {}, None, None
+            return task_statement(statement)
+
+    def call(self, name: str, arguments: str | dict[str, Any] | None) -> str:
+        """Run one tool call and return what the model sees."""
+        with self._lock:
+            if self.done:
+                return EPISODE_OVER
+            try:
+                action = mle_gym.action_from_tool_call(name, arguments)
+            except ActionError as exc:
+                self.invalid_calls += 1
+                return str(exc)
+            return self._step(action)
+
+    def finish(self) -> dict[str, Any]:
+        """The episode's grade, submitting first (the submission present) if it is not over."""
+        with self._lock:
+            if not self.done:
+                self._step({"tool": "submit"})
+            return {**self.outcome, "steps": self.steps, "invalid_calls": self.invalid_calls}
+
+    def _step(self, action: dict[str, Any]) -> str:
+        observation, reward, terminated, truncated, info = self.env.step(action)
+        self.steps += 1
+        if terminated or truncated:
+            self.done, self.truncated = True, bool(truncated)
+            self.report = info.get("report") or {}
+            self.outcome = grade(float(reward), self.report)
+            self.graded_submission = info.get("graded_submission")
+        return str(observation)
+
+    def close(self) -> None:
+        """Stop the sandbox (an unfinished episode is dropped ungraded); safe to repeat."""
+        self.env.close()
