@@ -34,7 +34,7 @@ from mle_gym.grading.outcome import outcome
 from mle_gym.grading.report import GradeReport
 from mle_gym.grading.rewards import REWARD_MODES
 from mle_gym.grading.submission_cap import submission_cap
-from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxSpec
+from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxLost, SandboxSpec
 from mle_gym.sandbox.factory import BACKENDS, check_options, make_sandbox
 from mle_gym.sandbox.host_limits import MIB, concurrency, episode_limits
 from mle_gym.sandbox.scratch import discard, owned_dir
@@ -215,6 +215,7 @@ class CompetitionEnv(gym.Env):
         except FileToolError as exc:
             observation = f"Error: {exc}"
         except Exception as exc:  # a sandbox failure must not end the episode ungraded
+            self._raise_if_lost(exc)
             observation = f"Error: the {tool} step failed: {type(exc).__name__}: {exc}"
         truncated = not terminated and (self._steps >= self.max_steps or self._time_left() <= 0)
         reward = 0.0
@@ -233,6 +234,15 @@ class CompetitionEnv(gym.Env):
                 )
             self._done = True
         return self._observe(observation, tool, call_id), float(reward), terminated, truncated, info
+
+    def interrupted_step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """What a step cut short on the host (Ctrl-C) returns where a step must return
+        something (a vector env's worker): nothing graded, the episode goes on, and the next
+        command starts in a clean shell (shell.py)."""
+        call_id = action.get(CALL_ID) if isinstance(action, dict) else None
+        text = "[The step was interrupted on the host (Ctrl-C); its command was cut short.]"
+        observation = self._observe(text, "none", call_id if isinstance(call_id, str) else None)
+        return observation, 0.0, False, False, self._info(exit_code=None, timed_out=False)
 
     # -- async --------------------------------------------------------------------------------
     async def areset(
@@ -292,6 +302,20 @@ class CompetitionEnv(gym.Env):
             True,
             info,
         )
+
+    def _raise_if_lost(self, exc: Exception) -> None:
+        """A sandbox destroyed from outside ends the episode ungraded, with an exception
+        rather than an observation: the agent's work is gone through no fault of its own,
+        so no reward may be recorded as its result. The env is then not started, like one
+        whose sandbox never started (a batch runs such an episode again)."""
+        if not self.sandbox.lost():
+            return
+        self._teardown()
+        self._done = True
+        raise SandboxLost(
+            f"the episode's sandbox is gone (removed from outside the env: {type(exc).__name__}: "
+            f"{exc}); the episode cannot go on and was not graded: call reset() to start a new one"
+        ) from exc
 
     def _teardown(self) -> None:
         """Total, so that reset() and close() never fail on what the agent left."""
@@ -375,6 +399,7 @@ class CompetitionEnv(gym.Env):
         try:
             path = self._fetch_submission()
         except Exception as exc:  # an unreadable file is an invalid submission, with why
+            self._raise_if_lost(exc)
             report = self._grade_file(None)
             reason = str(exc) if isinstance(exc, FileToolError) else f"{type(exc).__name__}: {exc}"
             return replace(

@@ -486,6 +486,17 @@ class DockerSandbox(ShellBackedSandbox):
     def _memory_limit(self) -> str | None:
         return self.memory
 
+    def lost(self) -> bool:
+        if self.container is None:
+            return False
+        try:
+            self.container.reload()
+        except NotFound:
+            return True
+        except Exception:  # the engine is unreachable: not known to be gone
+            return False
+        return False
+
     def describe(self) -> dict:
         return {
             "backend": "docker",
