@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import shutil
 import sys
@@ -70,14 +71,31 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.split and not shown and not args.json:
         split_ids(args.split)  # says the split is empty and what exists
     prepared = {c.id: CompetitionDirs.of(c.id).is_prepared() for c in shown}
+    differs = {
+        c.id: CompetitionDirs.of(c.id).preparation_record().get("mismatches", [])
+        for c in shown
+        if prepared[c.id]
+    }
     if args.json:
-        print(json.dumps([_competition_json(c, prepared[c.id]) for c in shown], indent=2))
+        listed = [
+            {**_competition_json(c, prepared[c.id]), "checksum_mismatches": differs.get(c.id, [])}
+            for c in shown
+        ]
+        print(json.dumps(listed, indent=2))
         return 0
-    rows = [show.competition_cells(c, prepared[c.id]) for c in shown]
+    rows = [show.competition_cells(c, prepared[c.id], bool(differs.get(c.id))) for c in shown]
     console().print(show.competitions_table(rows))
     for comp in shown:
         if comp.reference_panel is not None:
             say(f"* {comp.id}: thresholds from a {comp.thresholds_source}", style="dim")
+    for competition_id, mismatches in differs.items():
+        if mismatches:
+            say(
+                f"! {competition_id}: prepared files differ from MLE-bench's ({'; '.join(mismatches)}"
+                f"); scores are not comparable with MLE-bench's. Prepare it again from Kaggle's "
+                f"files: mle-gym prepare {competition_id} --force",
+                style="yellow",
+            )
     return 0
 
 
@@ -137,9 +155,9 @@ def _download_progress(competition_id: str) -> Iterator[Callable[[int, int | Non
 
 def cmd_prepare(args: argparse.Namespace) -> int:
     from mle_gym.competitions import get_competition
-    from mle_gym.data import ChecksumError, prepare
+    from mle_gym.data import ChecksumError, PrepareError, prepare
     from mle_gym.data.kaggle_download import KaggleUnavailable
-    from mle_gym.grading import build_answer_key
+    from mle_gym.grading import AnswerKeyError, build_answer_key
 
     if not args.ids and not args.split:
         raise SystemExit(f"name a competition id, or --split {'|'.join(SPLITS)}")
@@ -158,7 +176,10 @@ def cmd_prepare(args: argparse.Namespace) -> int:
                     force=args.force,
                     log=log,
                     on_progress=on_progress,
+                    check_private=functools.partial(build_answer_key, comp),
                 )
+            if result.reused:  # a preparation made before answer keys were checked
+                build_answer_key(comp, result.dirs.private)
         except KaggleUnavailable as exc:
             say(str(exc), style="red")
             status = 2
@@ -167,7 +188,10 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             say(str(exc), style="red")
             status = 1
             continue
-        build_answer_key(comp, result.dirs.private)
+        except (PrepareError, AnswerKeyError) as exc:
+            say(f"error: {exc}", style="red")
+            status = 2
+            continue
         for mismatch in result.mismatches:
             say(
                 f"warning: {comp.id}: {mismatch} (differs from MLE-bench's split; "
