@@ -75,6 +75,8 @@ def run_batch(
     SIGTERM and Ctrl-C stop the running workers (their sandboxes are closed) and mark their
     episodes failed, so the next run retries them.
     """
+    if scheduler.shares_host_cache:
+        check_sandbox(spec.env_kwargs, getattr(scheduler, "gpus", None))
     with store.locked(), _terminate_raises():
         store.open(spec)
         tasks = spec.tasks()
@@ -108,6 +110,18 @@ def run_batch(
         finally:
             write_report_files(aggregate(store.records()), store.root)
     return BatchResult(len(tasks), skipped, done, failed)
+
+
+def check_sandbox(env_kwargs: dict[str, Any], gpus: list[str] | None) -> None:
+    """Build one sandbox as the episodes will (not started): what every episode's start
+    would hit (no Docker engine, no image, GPUs the engine cannot give) fails the run here,
+    once, instead of failing each episode."""
+    from mle_gym.sandbox.factory import make_sandbox
+
+    options = dict(env_kwargs.get("sandbox_options") or {})
+    if gpus:
+        options["gpus"] = list(gpus)
+    make_sandbox(env_kwargs.get("backend", "local"), **options)
 
 
 def ensure_prepared(competitions: tuple[str, ...]) -> None:

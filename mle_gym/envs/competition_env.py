@@ -34,7 +34,7 @@ from mle_gym.grading.outcome import outcome
 from mle_gym.grading.report import GradeReport
 from mle_gym.grading.rewards import REWARD_MODES
 from mle_gym.grading.submission_cap import submission_cap
-from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxLost, SandboxSpec
+from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxError, SandboxLost, SandboxSpec
 from mle_gym.sandbox.factory import BACKENDS, check_options, make_sandbox
 from mle_gym.sandbox.host_limits import MIB, concurrency, episode_limits
 from mle_gym.sandbox.scratch import discard, owned_dir
@@ -179,8 +179,13 @@ class CompetitionEnv(gym.Env):
         if self._pending is not None:
             try:
                 self.start()
-            except Exception as exc:  # the episode ends, graded: there is no submission
-                return self._unstartable(exc, call_id)
+            except Exception as exc:  # the infrastructure's failure, not the agent's: no grade
+                self._teardown()
+                self._done = True
+                raise SandboxError(
+                    f"the sandbox could not start: {type(exc).__name__}: {exc}. Nothing was "
+                    "graded (the agent had no step); fix the cause and call reset()"
+                ) from exc
         self._steps += 1
         exit_code: int | None = None
         timed_out = False
@@ -285,24 +290,6 @@ class CompetitionEnv(gym.Env):
             self._worker = None
 
     # -- helpers ------------------------------------------------------------------------------
-    def _unstartable(
-        self, exc: Exception, call_id: str | None
-    ) -> tuple[Any, float, bool, bool, dict]:
-        """The step that found the sandbox unable to start: truncated, with the report of
-        a missing submission that says why."""
-        reason = f"the sandbox could not start: {type(exc).__name__}: {exc}"
-        report = replace(self._grade_file(None), error=reason)
-        info = self._info(exit_code=None, timed_out=False)
-        info["report"] = optional_numbers(report.to_dict())
-        self._done = True
-        return (
-            self._observe(f"Error: {reason}", "none", call_id),
-            outcome(report, self.reward_mode)["reward"],
-            False,
-            True,
-            info,
-        )
-
     def _raise_if_lost(self, exc: Exception) -> None:
         """A sandbox destroyed from outside ends the episode ungraded, with an exception
         rather than an observation: the agent's work is gone through no fault of its own,
