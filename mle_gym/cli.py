@@ -90,10 +90,11 @@ def cmd_list(args: argparse.Namespace) -> int:
             say(f"* {comp.id}: thresholds from a {comp.thresholds_source}", style="dim")
     for competition_id, mismatches in differs.items():
         if mismatches:
+            which = "; ".join(mismatches)
             say(
-                f"! {competition_id}: prepared files differ from MLE-bench's ({'; '.join(mismatches)}"
-                f"); scores are not comparable with MLE-bench's. Prepare it again from Kaggle's "
-                f"files: mle-gym prepare {competition_id} --force",
+                f"! {competition_id}: prepared files differ from MLE-bench's ({which}); scores "
+                "are not comparable with MLE-bench's. Prepare it again from Kaggle's files: "
+                f"mle-gym prepare {competition_id} --force",
                 style="yellow",
             )
     return 0
@@ -165,6 +166,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     if args.raw is not None and len(ids) != 1:
         raise SystemExit("--raw takes the files of one competition; name exactly one id")
     status = 0
+    unavailable: list[str] = []
     for competition_id in ids:
         comp = get_competition(competition_id)
         try:
@@ -181,7 +183,9 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             if result.reused:  # a preparation made before answer keys were checked
                 build_answer_key(comp, result.dirs.private)
         except KaggleUnavailable as exc:
-            say(str(exc), style="red")
+            if not unavailable:  # the how-to once; the others are listed at the end
+                say(f"error: {exc}", style="red")
+            unavailable.append(comp.id)
             status = 2
             continue
         except ChecksumError as exc:
@@ -206,6 +210,12 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             else "prepared"
         )
         console().print(f"[green]{comp.id}[/green]: {verdict} in {result.dirs.root}")
+    if len(unavailable) > 1:
+        say(
+            f"error: {len(unavailable)} competition(s) not prepared, their Kaggle data "
+            f"unavailable as above: {', '.join(unavailable)}",
+            style="red",
+        )
     return status
 
 
@@ -292,6 +302,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.harness is not None:
         from mle_gym.cli_harness import run_harness_command
 
+        # a harness run is one episode (issue 21 makes it a batch): refuse, never ignore
+        ignored = [n for n in BATCH_OPTIONS if n != "run_dir" and getattr(args, n) is not None]
+        if ignored:
+            flags = ", ".join(f"--{name.replace('_', '-')}" for name in ignored)
+            raise ValueError(f"--harness runs one episode: it does not take {flags}")
         return run_harness_command(args)
     if (
         args.split
@@ -378,8 +393,16 @@ def cmd_batch(args: argparse.Namespace) -> int:
         f"({where}) → {run_dir}"
     )
     closing = contextlib.closing(scheduler) if args.ray else contextlib.nullcontext()
-    with closing, BatchProgress(console(), len(ids) * len(seeds), title) as progress:
-        result = run_batch(spec, store, scheduler, progress)
+    try:
+        with closing, BatchProgress(console(), len(ids) * len(seeds), title) as progress:
+            result = run_batch(spec, store, scheduler, progress)
+    except KeyboardInterrupt:
+        say(
+            "interrupted: the running episodes were stopped and marked failed; run the same "
+            "command again to resume (finished episodes are kept)",
+            style="red",
+        )
+        return 130
     summary = aggregate(store.records())
     console().print(to_table(summary, title=f"report: {run_dir}", width=console().width))
     say(

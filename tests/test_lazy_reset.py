@@ -89,7 +89,7 @@ def test_a_sandbox_that_cannot_start_raises_and_grades_nothing(digits_home, monk
             raise OSError("no space left on device")
 
         monkeypatch.setattr(env.unwrapped.sandbox, "start", refuse)
-        with pytest.raises(SandboxError, match="could not start.*no space left.*reset"):
+        with pytest.raises(SandboxError, match=r"could not start.*no space left.*reset"):
             env.step("true")
         assert not env.unwrapped.started
         assert "episode is over" in env.step("true")[0]

@@ -68,7 +68,7 @@ def test_a_truncated_train_csv_fails_and_the_good_preparation_survives(
     # set: its answer is lost (the first five such cuts leave the broken row in train)
     cut = [i for i, byte in enumerate(data) if byte == 10 and i > len(data) // 3][5] - 30
     (bad / "train.csv").write_bytes(data[:cut])
-    with pytest.raises(PrepareError, match="cannot be used for grading.*kept"):
+    with pytest.raises(PrepareError, match=r"cannot be used for grading.*kept"):
         prepare(COMP, bad, root=prepared.root.parent, force=True, check_private=KEYED)
     assert prepared.is_prepared() and _fingerprint(prepared) == before
     assert sorted(p.name for p in prepared.root.iterdir() if p.name.startswith(".")) == []

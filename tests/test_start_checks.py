@@ -26,7 +26,7 @@ def no_gpu_runtime(docker_engine: Any) -> None:
 
 def test_gpus_the_engine_cannot_give_fail_gym_make(mle_home: Path, no_gpu_runtime: None) -> None:
     for gpus in ("all", ["0"]):
-        with pytest.raises(SandboxError, match="cannot give the sandbox the GPUs.*Toolkit"):
+        with pytest.raises(SandboxError, match=r"cannot give the sandbox the GPUs.*Toolkit"):
             gym.make(ENV_ID, backend="docker", sandbox_options={"gpus": gpus})
 
 
@@ -47,7 +47,7 @@ def test_a_container_that_cannot_start_raises_at_the_first_step(
     """Docker refuses a memory limit under 6 MB when it creates the container."""
     with gym.make(ENV_ID, backend="docker", sandbox_options={"memory": "4m"}) as env:
         env.reset(seed=0)
-        with pytest.raises(SandboxError, match="could not start.*call reset"):
+        with pytest.raises(SandboxError, match=r"could not start.*call reset"):
             env.step("true")
         assert not env.unwrapped.started
         observation, reward, *_ = env.step("true")

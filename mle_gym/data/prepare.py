@@ -194,8 +194,7 @@ def prepare(
         if _disk_full(exc):
             raise PrepareError(
                 f"disk full: preparing {comp.id} in {dirs.root} ran out of space ({exc}); free "
-                "some (or set MLE_GYM_HOME to a larger disk) and run it again. "
-                + _kept(dirs)
+                "some (or set MLE_GYM_HOME to a larger disk) and run it again. " + _kept(dirs)
             ) from exc
         raise
     finally:
@@ -277,9 +276,7 @@ def _swap_in(new: Path, place: Path) -> None:
     os.replace(new, place)
 
 
-def _split(
-    comp: Competition, raw: Path, staging: Path, dirs: CompetitionDirs, log: Log
-) -> None:
+def _split(comp: Competition, raw: Path, staging: Path, dirs: CompetitionDirs, log: Log) -> None:
     """The competition's own split, its failures on damaged raw files said plainly."""
     try:
         with reporting_to(log):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+import numbers
 import sys
 import threading
 import time
@@ -29,7 +30,7 @@ from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector
 from mle_gym.envs.info_values import optional, optional_numbers
 from mle_gym.envs.messages import OBSERVATION_FORMATS, ChatMessages, opening, tool_result
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
-from mle_gym.grading.bounded import GradingLimits, grade_bounded
+from mle_gym.grading.bounded import GradingLimits, grade_bounded, warm_up
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.report import GradeReport
 from mle_gym.grading.rewards import REWARD_MODES
@@ -83,6 +84,15 @@ class CompetitionEnv(gym.Env):
                 raise TypeError(f"{name} must be a number, got {value!r}")
             if value <= 0:
                 raise ValueError(f"{name} must be positive, got {value}")
+        if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral):
+            raise TypeError(f"max_steps must be a whole number, got {max_steps!r}")
+        if not isinstance(network, bool):
+            raise TypeError(f"network must be True or False, got {network!r}")
+        if sandbox_options is not None and not isinstance(sandbox_options, dict):
+            raise TypeError(
+                "sandbox_options must be a dict of options, e.g. {'memory': '4g'}, got "
+                f"{sandbox_options!r}"
+            )
         check_options(backend, sandbox_options or {})
         self.competition = get_competition(competition_id)
         self.dirs = _ensure_prepared(self.competition.id)
@@ -157,6 +167,7 @@ class CompetitionEnv(gym.Env):
         if binds:
             spec = replace(spec, binds=(*spec.binds, *binds))
         self._host_dir = owned_dir("host")
+        warm_up()  # the grader's imports, before the clock: not the agent's time
         self.sandbox.start(spec)
         self._started = time.monotonic()
 

@@ -5,8 +5,8 @@ from mle_gym.grading.grader import build_answer_key, check_submission, grade, no
 from mle_gym.grading.report import GradeReport
 
 __all__ = [
-    "GradeReport",
     "AnswerKeyError",
+    "GradeReport",
     "InvalidSubmission",
     "build_answer_key",
     "check_submission",
