@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import functools
 import json
 import shutil
@@ -784,6 +785,16 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except (UnknownCompetition, FileNotFoundError, RuntimeError, ValueError) as exc:
         say(f"error: {exc}", style="red")
+        return 2
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        say(
+            f"error: disk full: could not write {exc.filename or 'a file'} ({exc.strerror}). "
+            "Free some space and run the same command again (a batch resumes where it "
+            "stopped; graded episodes are kept)",
+            style="red",
+        )
         return 2
     except KeyboardInterrupt:
         say("interrupted", style="red")

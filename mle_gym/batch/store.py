@@ -75,10 +75,25 @@ class EpisodeRecord:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write atomically, so a killed process never leaves half a file."""
+    """Write atomically, so a killed process never leaves half a file, and a failed write
+    (a full disk) leaves no temporary one."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-    tmp.write_text(json.dumps(data, indent=2, default=str))
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(data, indent=2, default=str))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def graded(directory: Path) -> bool:
+    """Whether the episode in `directory` was graded: its result.json (written after its
+    report, atomically) is whole. A graded episode is never run again, whatever its status
+    says (a driver that could not write "done", e.g. on a full disk)."""
+    try:
+        return isinstance(read_json(directory / RESULT_FILE), dict)
+    except (OSError, ValueError):
+        return False
 
 
 def read_json(path: Path) -> Any:
@@ -96,7 +111,7 @@ def log_tail(directory: Path) -> str:
 
 def read_outcome(directory: Path, exit_code: int | None, node: str | None = None) -> Outcome:
     """A worker's outcome from its exit code and the files it left in `directory`."""
-    if exit_code == 0 and (directory / RESULT_FILE).is_file():
+    if graded(directory):
         return Outcome(True, node=node)
     tail = log_tail(directory)
     return Outcome(False, f"worker exited with {exit_code}" + (f":\n{tail}" if tail else ""), node)
@@ -146,7 +161,12 @@ class RunStore:
 
     def is_done(self, task: EpisodeTask) -> bool:
         status = self.status(task)
-        return status is not None and status["state"] == "done"
+        if status is None:
+            return False
+        if status["state"] != "done" and graded(self.episode_dir(task)):
+            self.finish(task, Outcome(True, node=status.get("node")))  # the status it missed
+            return True
+        return status["state"] == "done"
 
     def begin(self, task: EpisodeTask) -> Path:
         """Clear what an earlier attempt left and mark the episode running."""
