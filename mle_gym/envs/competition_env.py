@@ -43,6 +43,7 @@ from mle_gym.sandbox.teardown import attempt
 from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, editor, parse_action
 from mle_gym.tools.actions import CALL_ID
 from mle_gym.tools.bash import describe_result, run_bash
+from mle_gym.tools.runtime import runtime_versions
 
 
 class CompetitionEnv(gym.Env):
@@ -122,6 +123,8 @@ class CompetitionEnv(gym.Env):
         # no bubblewrap, a bad option) fails here, and reset() stays cheap.
         self.sandbox: Sandbox = make_sandbox(self.backend, **self._sandbox_options)
         self._pending: SandboxSpec | None = None
+        #: The Python and library versions the agent's code runs with (tools/runtime.py).
+        self._runtime: dict[str, str] = {}
         self._host_dir: Path | None = None
         self._steps = 0
         self._started: float | None = None
@@ -169,6 +172,7 @@ class CompetitionEnv(gym.Env):
         self._host_dir = owned_dir("host")
         warm_up()  # the grader's imports, before the clock: not the agent's time
         self.sandbox.start(spec)
+        self._runtime = runtime_versions(self.sandbox)
         self._started = time.monotonic()
 
     @property
@@ -319,6 +323,7 @@ class CompetitionEnv(gym.Env):
         """Total, so that reset() and close() never fail on what the agent left."""
         self._pending = None
         self._started = None
+        self._runtime = {}
         attempt("stopping the sandbox", self.sandbox.stop)
         if self._host_dir is not None:
             discard(self._host_dir)
@@ -420,7 +425,9 @@ class CompetitionEnv(gym.Env):
         }
         if tool is not None:
             info["tool"] = tool
-        info["sandbox"] = optional_numbers({**self.sandbox.describe(), "started": self.started})
+        info["sandbox"] = optional_numbers(
+            {**self.sandbox.describe(), "started": self.started, "runtime": dict(self._runtime)}
+        )
         p = self.sandbox.paths
         info["paths"] = {
             "data": p.data,

@@ -103,11 +103,15 @@ def _orphaned(labels: dict[str, str]) -> bool:
 def collect_garbage(client: Any) -> list[str]:
     """Remove mle_gym containers whose owner process is gone; return their names."""
     removed = []
-    for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
-        if _orphaned(container.labels):
+    # sparse: the list alone, with no inspection of each container, which fails when another
+    # process removes one meanwhile (the engine is shared)
+    for container in client.containers.list(
+        all=True, sparse=True, filters={"label": f"{LABEL}=1"}
+    ):
+        if _orphaned(container.attrs.get("Labels") or {}):
             try:
                 container.remove(force=True)
-                removed.append(container.name)
+                removed.append((container.attrs.get("Names") or [container.id])[0].lstrip("/"))
             except Exception:  # removed meanwhile by someone else
                 pass
     return removed
