@@ -375,6 +375,7 @@ def _batch_scheduler(args: argparse.Namespace, secrets: dict[str, Any]) -> Any:
 
 def cmd_batch(args: argparse.Namespace) -> int:
     from mle_gym.batch import BatchSpec, RunStore, aggregate, run_batch
+    from mle_gym.batch.runner import preflight
     from mle_gym.batch.progress import BatchProgress
     from mle_gym.batch.report import to_table
     from mle_gym.batch.resources import with_limits
@@ -395,8 +396,10 @@ def cmd_batch(args: argparse.Namespace) -> int:
     )
     closing = contextlib.closing(scheduler) if args.ray else contextlib.nullcontext()
     try:
-        with closing, BatchProgress(console(), len(ids) * len(seeds), title) as progress:
-            result = run_batch(spec, store, scheduler, progress)
+        with closing:
+            preflight(spec, store, scheduler)  # errors before the display, leaving no files
+            with BatchProgress(console(), len(ids) * len(seeds), title) as progress:
+                result = run_batch(spec, store, scheduler, progress)
     except KeyboardInterrupt:
         say(
             "interrupted: the running episodes were stopped and marked failed; run the same "

@@ -58,3 +58,24 @@ def test_a_write_on_a_full_disk_leaves_no_temporary_file_and_says_so(tmp_path: P
     out = result.stdout + result.stderr
     assert "refused 28" in out and "[]" in out, out
     assert "error: disk full" in out and "Traceback" not in out, out
+
+
+def test_run_directory_errors_come_first_and_leave_nothing(
+    local_batch: Path, digits_home: Path, tmp_path: Path
+) -> None:
+    """Other settings in the run directory, or a competition not prepared: an error before
+    the run's header and progress display, and no file written."""
+    run_dir = tmp_path / "run"
+    shutil.copytree(local_batch, run_dir)
+    before = sorted(str(p.relative_to(run_dir)) for p in run_dir.rglob("*"))
+    other = mle_gym(*batch_args(run_dir, "--max-steps", "7"), home=digits_home, ok=False)
+    assert other.returncode == 2 and "other settings" in other.stdout, other.stdout
+    assert "mle-gym run:" not in other.stdout  # no header came first
+    assert sorted(str(p.relative_to(run_dir)) for p in run_dir.rglob("*")) == before
+    fresh = tmp_path / "fresh"
+    missing = mle_gym(
+        "run", "spaceship-titanic", "--policy", "scripted", "--run-dir", str(fresh),
+        home=tmp_path / "empty-home", ok=False,
+    )  # fmt: skip
+    assert missing.returncode == 2 and "not prepared" in missing.stdout, missing.stdout
+    assert "mle-gym run:" not in missing.stdout and not fresh.exists()

@@ -75,13 +75,10 @@ def run_batch(
     SIGTERM and Ctrl-C stop the running workers (their sandboxes are closed) and mark their
     episodes failed, so the next run retries them.
     """
-    if scheduler.shares_host_cache:
-        check_sandbox(spec.env_kwargs, getattr(scheduler, "gpus", None))
+    preflight(spec, store, scheduler)
     with store.locked(), _terminate_raises():
         store.open(spec)
         tasks = spec.tasks()
-        if scheduler.shares_host_cache:
-            ensure_prepared(spec.competitions)
         queue: deque[EpisodeTask] = deque()
         for task in tasks:
             if store.is_done(task):
@@ -110,6 +107,16 @@ def run_batch(
         finally:
             write_report_files(aggregate(store.records()), store.root)
     return BatchResult(len(tasks), skipped, done, failed)
+
+
+def preflight(spec: BatchSpec, store: RunStore, scheduler: Scheduler) -> None:
+    """Everything that would stop the run, checked before anything is written or shown:
+    the run directory (busy, other settings), the data (not prepared) and, on this
+    machine, the sandbox (engine, image, GPUs). Safe to call twice."""
+    store.check(spec)
+    if scheduler.shares_host_cache:
+        ensure_prepared(spec.competitions)
+        check_sandbox(spec.env_kwargs, getattr(scheduler, "gpus", None))
 
 
 def check_sandbox(env_kwargs: dict[str, Any], gpus: list[str] | None) -> None:

@@ -136,15 +136,32 @@ class RunStore:
                 raise RunDirBusy(f"another mle-gym run is using {self.root}") from None
             yield
 
-    def open(self, spec: BatchSpec) -> None:
-        """Record the settings, or check they match those of the episodes already here."""
-        self.episodes.mkdir(parents=True, exist_ok=True)
+    def check(self, spec: BatchSpec) -> None:
+        """Refuse now, writing nothing, a directory that `locked` or `open` would refuse:
+        one another run holds, or one with episodes of other settings."""
+        lock = self.root / ".lock"
+        if lock.is_file():
+            with open(lock) as handle:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise RunDirBusy(f"another mle-gym run is using {self.root}") from None
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        self._check_settings(spec)
+
+    def _check_settings(self, spec: BatchSpec) -> None:
         batch = read_json(self.root / BATCH_FILE)
         if batch is not None and batch["settings"] != json.loads(json.dumps(spec.settings())):
             raise SettingsMismatch(
                 f"{self.root} holds a run with other settings ({batch['settings']}); "
                 "use another --run-dir"
             )
+
+    def open(self, spec: BatchSpec) -> None:
+        """Record the settings, or check they match those of the episodes already here."""
+        self._check_settings(spec)
+        self.episodes.mkdir(parents=True, exist_ok=True)
+        batch = read_json(self.root / BATCH_FILE)
         competitions = sorted(set(batch["competitions"] if batch else ()) | set(spec.competitions))
         seeds = sorted(set(batch["seeds"] if batch else ()) | set(spec.seeds))
         write_json(
