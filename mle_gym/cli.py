@@ -375,10 +375,10 @@ def _batch_scheduler(args: argparse.Namespace, secrets: dict[str, Any]) -> Any:
 
 def cmd_batch(args: argparse.Namespace) -> int:
     from mle_gym.batch import BatchSpec, RunStore, aggregate, run_batch
-    from mle_gym.batch.runner import preflight
     from mle_gym.batch.progress import BatchProgress
     from mle_gym.batch.report import to_table
     from mle_gym.batch.resources import with_limits
+    from mle_gym.batch.runner import preflight
 
     ids = _batch_competitions(args)
     env_kwargs = with_limits(_env_kwargs(args), args.cpus_per_episode, args.memory_per_episode)
