@@ -105,9 +105,7 @@ def collect_garbage(client: Any) -> list[str]:
     removed = []
     # sparse: the list alone, with no inspection of each container, which fails when another
     # process removes one meanwhile (the engine is shared)
-    for container in client.containers.list(
-        all=True, sparse=True, filters={"label": f"{LABEL}=1"}
-    ):
+    for container in client.containers.list(all=True, sparse=True, filters={"label": f"{LABEL}=1"}):
         if _orphaned(container.attrs.get("Labels") or {}):
             try:
                 container.remove(force=True)
