@@ -96,3 +96,18 @@ def test_an_interrupted_batch_says_how_to_resume(digits_home: Path, tmp_path: Pa
         process.kill()
     assert process.returncode == 130, out
     assert "run the same command again to resume" in out, out
+
+
+def test_the_memory_limit_is_named_once_even_when_a_later_command_succeeds(
+    digits_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_bwrap()
+    monkeypatch.setenv("MLE_GYM_HOME", str(digits_home))
+    hog = 'python3 -c "x = bytearray(900_000_000); print(len(x))"'
+    with gym.make(ENV_ID, sandbox_options={"memory": "200m"}) as env:
+        env.reset(seed=0)
+        alone, *_ = env.step(hog)
+        followed, *_ = env.step(f"{hog}; echo after")
+    for observation in (alone, followed):
+        assert observation.count("killed: out of memory, limit 200m") == 1, observation
+    assert followed.splitlines()[-1] != "after"  # the note comes last, where it is read
