@@ -79,6 +79,8 @@ def _read_with_pandas(path: Path) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise InvalidSubmission("the submission file is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        if "out of memory" in str(exc):  # pandas' tokenizer says so as a parser error
+            raise MemoryError(f"reading {path.name} ran out of memory: {exc}") from None
         raise InvalidSubmission(f"the submission is not a readable CSV file: {exc}") from None
 
 
