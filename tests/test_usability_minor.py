@@ -111,3 +111,14 @@ def test_the_memory_limit_is_named_once_even_when_a_later_command_succeeds(
     for observation in (alone, followed):
         assert observation.count("killed: out of memory, limit 200m") == 1, observation
     assert followed.splitlines()[-1] != "after"  # the note comes last, where it is read
+
+
+@pytest.mark.docker
+def test_export_harbor_warns_when_its_agent_image_is_not_built(
+    digits_home: Path, tmp_path: Path, docker_engine: object
+) -> None:
+    args = ["export", "harbor", "sklearn-digits", "--out", str(tmp_path / "tasks")]
+    missing = mle_gym(*args, "--image", "mle-gym-agent:not-built", home=digits_home)
+    assert "warning: the tasks name the agent image mle-gym-agent:not-built" in missing.stdout
+    built = mle_gym(*args, "--image", "mle-gym-agent:offline", home=digits_home)
+    assert "warning" not in built.stdout, built.stdout
