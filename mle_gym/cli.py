@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
+import functools
 import json
 import shutil
 import sys
@@ -73,14 +75,32 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.split and not shown and not args.json:
         split_ids(args.split)  # says the split is empty and what exists
     prepared = {c.id: CompetitionDirs.of(c.id).is_prepared() for c in shown}
+    differs = {
+        c.id: CompetitionDirs.of(c.id).preparation_record().get("mismatches", [])
+        for c in shown
+        if prepared[c.id]
+    }
     if args.json:
-        print(json.dumps([_competition_json(c, prepared[c.id]) for c in shown], indent=2))
+        listed = [
+            {**_competition_json(c, prepared[c.id]), "checksum_mismatches": differs.get(c.id, [])}
+            for c in shown
+        ]
+        print(json.dumps(listed, indent=2))
         return 0
-    rows = [show.competition_cells(c, prepared[c.id]) for c in shown]
+    rows = [show.competition_cells(c, prepared[c.id], bool(differs.get(c.id))) for c in shown]
     console().print(show.competitions_table(rows))
     for comp in shown:
         if comp.reference_panel is not None:
             say(f"* {comp.id}: thresholds from a {comp.thresholds_source}", style="dim")
+    for competition_id, mismatches in differs.items():
+        if mismatches:
+            which = "; ".join(mismatches)
+            say(
+                f"! {competition_id}: prepared files differ from MLE-bench's ({which}); scores "
+                "are not comparable with MLE-bench's. Prepare it again from Kaggle's files: "
+                f"mle-gym prepare {competition_id} --force",
+                style="yellow",
+            )
     return 0
 
 
@@ -140,9 +160,9 @@ def _download_progress(competition_id: str) -> Iterator[Callable[[int, int | Non
 
 def cmd_prepare(args: argparse.Namespace) -> int:
     from mle_gym.competitions import get_competition
-    from mle_gym.data import ChecksumError, prepare
+    from mle_gym.data import ChecksumError, PrepareError, prepare
     from mle_gym.data.kaggle_download import KaggleUnavailable
-    from mle_gym.grading import build_answer_key
+    from mle_gym.grading import AnswerKeyError, build_answer_key
 
     if not args.ids and not args.split:
         raise SystemExit(f"name a competition id, or --split {'|'.join(SPLITS)}")
@@ -150,6 +170,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     if args.raw is not None and len(ids) != 1:
         raise SystemExit("--raw takes the files of one competition; name exactly one id")
     status = 0
+    unavailable: list[str] = []
     for competition_id in ids:
         comp = get_competition(competition_id)
         try:
@@ -161,16 +182,24 @@ def cmd_prepare(args: argparse.Namespace) -> int:
                     force=args.force,
                     log=log,
                     on_progress=on_progress,
+                    check_private=functools.partial(build_answer_key, comp),
                 )
+            if result.reused:  # a preparation made before answer keys were checked
+                build_answer_key(comp, result.dirs.private)
         except KaggleUnavailable as exc:
-            say(str(exc), style="red")
+            if not unavailable:  # the how-to once; the others are listed at the end
+                say(f"error: {exc}", style="red")
+            unavailable.append(comp.id)
             status = 2
             continue
         except ChecksumError as exc:
             say(str(exc), style="red")
             status = 1
             continue
-        build_answer_key(comp, result.dirs.private)
+        except (PrepareError, AnswerKeyError) as exc:
+            say(f"error: {exc}", style="red")
+            status = 2
+            continue
         for mismatch in result.mismatches:
             say(
                 f"warning: {comp.id}: {mismatch} (differs from MLE-bench's split; "
@@ -185,6 +214,12 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             else "prepared"
         )
         console().print(f"[green]{comp.id}[/green]: {verdict} in {result.dirs.root}")
+    if len(unavailable) > 1:
+        say(
+            f"error: {len(unavailable)} competition(s) not prepared, their Kaggle data "
+            f"unavailable as above: {', '.join(unavailable)}",
+            style="red",
+        )
     return status
 
 
@@ -286,6 +321,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.harness is not None and not batch:
         from mle_gym.cli_harness import run_harness_command
 
+        # a harness run is one episode (issue 21 makes it a batch): refuse, never ignore
+        ignored = [n for n in BATCH_OPTIONS if n != "run_dir" and getattr(args, n) is not None]
+        if ignored:
+            flags = ", ".join(f"--{name.replace('_', '-')}" for name in ignored)
+            raise ValueError(f"--harness runs one episode: it does not take {flags}")
         return run_harness_command(args)
     if batch:
         return cmd_batch(args)
@@ -350,6 +390,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from mle_gym.batch import BatchSpec, RunStore, run_batch
     from mle_gym.batch.progress import BatchProgress
     from mle_gym.batch.resources import with_limits
+    from mle_gym.batch.runner import preflight
     from mle_gym.cli_report import write_run_report
 
     ids = _batch_competitions(args)
@@ -373,8 +414,17 @@ def cmd_batch(args: argparse.Namespace) -> int:
     )
     closing = contextlib.closing(scheduler) if args.ray else contextlib.nullcontext()
     try:
-        with closing, BatchProgress(console(), len(ids) * len(seeds), title) as progress:
-            result = run_batch(spec, store, scheduler, progress)
+        with closing:
+            preflight(spec, store, scheduler)  # errors before the display, leaving no files
+            with BatchProgress(console(), len(ids) * len(seeds), title) as progress:
+                result = run_batch(spec, store, scheduler, progress)
+    except KeyboardInterrupt:
+        say(
+            "interrupted: the running episodes were stopped and marked failed; run the same "
+            "command again to resume (finished episodes are kept)",
+            style="red",
+        )
+        return 130
     finally:
         if store.episodes.is_dir():
             summary = write_run_report(run_dir)
@@ -731,6 +781,16 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except (UnknownCompetition, FileNotFoundError, RuntimeError, ValueError) as exc:
         say(f"error: {exc}", style="red")
+        return 2
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        say(
+            f"error: disk full: could not write {exc.filename or 'a file'} ({exc.strerror}). "
+            "Free some space and run the same command again (a batch resumes where it "
+            "stopped; graded episodes are kept)",
+            style="red",
+        )
         return 2
     except KeyboardInterrupt:
         say("interrupted", style="red")

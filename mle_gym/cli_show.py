@@ -50,7 +50,7 @@ LIST_COLUMNS = (
 _MIN_WIDTH = {0: 150, 1: 100, 2: 0}
 
 
-def competition_cells(comp: Competition, prepared: bool) -> dict[str, str]:
+def competition_cells(comp: Competition, prepared: bool, differs: bool = False) -> dict[str, str]:
     arrow = "↓" if comp.lower_is_better else "↑"
     t = comp.thresholds
     return {
@@ -63,7 +63,7 @@ def competition_cells(comp: Competition, prepared: bool) -> dict[str, str]:
         "bronze": f"{t.bronze:g}",
         "median": f"{t.median:g}",
         "sample": f"{comp.sample_score:g}",
-        "prepared": "yes" if prepared else "no",
+        "prepared": ("yes, differs!" if differs else "yes") if prepared else "no",
     }
 
 

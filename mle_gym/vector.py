@@ -31,17 +31,28 @@ Autoreset (`autoreset_mode`, declared in `vec_env.metadata["autoreset_mode"]`):
   last observation and info are in `info["final_obs"]` and `info["final_info"]`.
 - "disabled": a finished sub-env must be reset by the caller (`reset(options={"reset_mask":
   mask})`).
+
+Ctrl-C (async mode): as with one env, it cuts the step it lands in and nothing more. The
+vector env forwards it to the workers, whose sub-envs cut their commands and return a step
+that says so (the episodes go on); their results are dropped, the KeyboardInterrupt reaches
+the caller, and the vector env takes the next call (or `close()`) as usual. A worker ignores
+Ctrl-C outside a step, so a terminal's Ctrl-C (which reaches every process) ends no worker.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
+from gymnasium.vector.async_vector_env import AsyncState
 
 from mle_gym.sandbox.gpus import assign_gpus
 
@@ -51,6 +62,7 @@ AUTORESET_MODES = {
     "disabled": AutoresetMode.DISABLED,
 }
 VECTORIZATION_MODES = ("async", "sync")
+_POLL_SLICE = 0.2
 
 
 def make_vec(
@@ -84,7 +96,8 @@ def make_vec(
     ]
     if vectorization_mode == "sync":
         return SyncTextVectorEnv(env_fns, autoreset_mode=mode)
-    return AsyncTextVectorEnv(env_fns, shared_memory=False, context=context, autoreset_mode=mode)
+    workers = [partial(_interruptible_worker_env, make) for make in env_fns]
+    return AsyncTextVectorEnv(workers, shared_memory=False, context=context, autoreset_mode=mode)
 
 
 def from_registry(num_envs: int, competition_id: str, **env_kwargs: Any) -> VectorEnv:
@@ -149,7 +162,107 @@ def _fits(array: np.ndarray, value: Any) -> bool:
 
 
 class AsyncTextVectorEnv(_LosslessInfos, AsyncVectorEnv):
-    """Sub-envs in worker processes, stepped in parallel."""
+    """Sub-envs in worker processes, stepped in parallel; Ctrl-C cuts the pending call only."""
+
+    _interrupted = False
+
+    def step_wait(self, timeout: float | None = None) -> Any:
+        self._wait_interruptibly(timeout)
+        return super().step_wait(timeout)
+
+    def reset_wait(self, timeout: float | None = None) -> Any:
+        self._wait_interruptibly(timeout)
+        return super().reset_wait(timeout)
+
+    def call_wait(self, timeout: float | None = None) -> Any:
+        self._wait_interruptibly(timeout)
+        return super().call_wait(timeout)
+
+    def step_async(self, actions: Any) -> None:
+        self._settle()
+        super().step_async(actions)
+
+    def reset_async(self, *args: Any, **kwargs: Any) -> None:
+        self._settle()
+        super().reset_async(*args, **kwargs)
+
+    def call_async(self, name: str, /, *args: Any, **kwargs: Any) -> None:
+        self._settle()
+        super().call_async(name, *args, **kwargs)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        self._settle()
+        super().set_attr(name, values)
+
+    def close_extras(self, timeout: float | None = None, terminate: bool = False) -> None:
+        if not terminate:
+            self._settle()
+        super().close_extras(timeout=timeout, terminate=terminate)
+
+    def _wait_interruptibly(self, timeout: float | None) -> None:
+        """Wait until every worker has answered, reading nothing: a KeyboardInterrupt here
+        leaves the pipes whole, so the pending call can still be settled."""
+        try:
+            self._all_answered(timeout)
+        except KeyboardInterrupt:
+            self._interrupted = True
+            self._settle()
+            raise
+
+    def _all_answered(self, timeout: float | None) -> None:
+        # Short polls: a signal the kernel hands to another thread (a Timer, a notebook's)
+        # does not wake a blocked poll; Python raises it once the main thread runs again.
+        end = None if timeout is None else time.monotonic() + timeout
+        for pipe in self.parent_pipes:
+            while pipe is not None and not pipe.closed:
+                left = _POLL_SLICE if end is None else min(_POLL_SLICE, end - time.monotonic())
+                if pipe.poll(max(0.0, left)) or left <= 0:
+                    break
+
+    def _settle(self) -> None:
+        """After a Ctrl-C: cut the workers' steps and drop the pending call's results, so
+        the next call finds the workers idle. A second Ctrl-C meanwhile leaves it to the
+        next call."""
+        if not self._interrupted or self.closed or self._state == AsyncState.DEFAULT:
+            self._interrupted = False
+            return
+        for process in self.processes:
+            if process.is_alive():
+                os.kill(process.pid, signal.SIGINT)
+        self._all_answered(None)
+        self._interrupted = False
+        getattr(AsyncVectorEnv, f"{self._state.value}_wait")(self)
+
+
+def _interruptible_worker_env(make: Callable[[], gym.Env]) -> gym.Env:
+    """A worker process's sub-env, made to take Ctrl-C as a cut step (see the module's
+    docstring). Gymnasium also calls it once in the main process (to read the spaces),
+    whose Ctrl-C is left as it is."""
+    env = _StepInterruptible(make())
+    if multiprocessing.parent_process() is not None:  # a worker, in its main thread
+        signal.signal(signal.SIGINT, env.on_interrupt)
+    return env
+
+
+class _StepInterruptible(gym.Wrapper):
+    """Turns a KeyboardInterrupt during a step into the step result that says so."""
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self._stepping = False
+
+    def on_interrupt(self, _signum: int, _frame: Any) -> None:
+        if self._stepping:
+            raise KeyboardInterrupt
+
+    def step(self, action: Any) -> Any:
+        self._stepping = True
+        try:
+            return self.env.step(action)
+        except KeyboardInterrupt:
+            return self.env.unwrapped.interrupted_step(action)
+        finally:
+            self._stepping = False
 
 
 class SyncTextVectorEnv(_LosslessInfos, SyncVectorEnv):

@@ -356,35 +356,35 @@ def test_recorder_writes_the_steps_as_they_come_and_keeps_the_graded_submission(
 @pytest.mark.docker
 @pytest.mark.timeout(300)
 def test_local_workers_hand_their_episodes_their_own_gpus(
-    docker_engine, digits_home: Path, tmp_path: Path
+    docker_engine, digits_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Worker slot k gives its episode assign_gpus(devices, k, n). Without GPUs here the
-    container cannot start, which shows the request reached Docker; with GPUs it runs."""
+    """Worker slot k gives its episode assign_gpus(devices, k, n). The scheduler is driven
+    as run_batch drives it, without the check a run makes first (which refuses GPUs the
+    engine cannot give before any episode): here the workers' gym.make refuses them, which
+    shows the request reached Docker; with GPUs the episodes run."""
+    from mle_gym.batch import BatchSpec, RunStore
+    from mle_gym.batch.local import LocalScheduler
+
+    monkeypatch.setenv("MLE_GYM_HOME", str(digits_home))
     run_dir = tmp_path / "run"
-    mle_gym(
-        "run",
-        "sklearn-digits",
-        "--seeds",
-        "2",
-        "--workers",
-        "2",
-        "--backend",
-        "docker",
-        "--gpus",
-        "0,1",
-        "--run-dir",
-        str(run_dir),
-        home=digits_home,
-        ok=False,
-    )
+    store = RunStore(run_dir)
+    spec = BatchSpec(("sklearn-digits",), (0, 1), "scripted", {}, {"backend": "docker"})
+    scheduler = LocalScheduler(2, gpus=["0", "1"])
+    outcomes = []
+    with store.locked():
+        store.open(spec)
+        for task in spec.tasks():
+            scheduler.start(task, store.begin(task))
+        while scheduler.running():
+            outcomes += scheduler.wait(1.0)
     logs = [
         (run_dir / "episodes" / EPISODE.format(s) / "episode.log").read_text() for s in range(2)
     ]
     assert "gpus ['0']" in logs[0] and "gpus ['1']" in logs[1]
-    for log, status in zip(logs, (_status(run_dir, s) for s in range(2)), strict=True):
-        assert status["state"] == "done" or "[[gpu]]" in log
-    # local sandboxes take GPUs too; this host has no NVIDIA driver, and the episode says so
-    mle_gym(
+    for log, (_, outcome) in zip(logs, sorted(outcomes, key=lambda o: o[0].seed), strict=True):
+        assert outcome.ok or "[[gpu]]" in log
+    # local sandboxes take GPUs too; this host has no NVIDIA driver: the run says so first
+    refused = mle_gym(
         "run",
         "sklearn-digits",
         "--seeds",
@@ -396,5 +396,5 @@ def test_local_workers_hand_their_episodes_their_own_gpus(
         home=digits_home,
         ok=False,
     )
-    local = _status(tmp_path / "other", 0)
-    assert local["state"] == "failed" and "no NVIDIA driver" in local["error"]
+    said = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "no NVIDIA driver" in said, said[-2000:]

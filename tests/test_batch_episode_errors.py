@@ -99,11 +99,12 @@ def test_episodes_whose_policy_or_env_raises_are_graded_and_not_retried(
 def test_an_episode_whose_sandbox_cannot_start_fails_and_is_retried(
     digits_home: Path, tmp_path: Path, docker_engine: Any
 ) -> None:
-    """No GPU runtime here: the engine refuses the container's device request, so the
-    sandbox never starts. That is not the agent's doing: failed, not graded 0."""
+    """A memory limit under the engine's 6 MB minimum: the engine refuses to create the
+    container, so the sandbox never starts (the check a run makes first builds a sandbox
+    but starts none). That is not the agent's doing: failed, not graded 0."""
     run_dir = tmp_path / "run"
     args = ["run", "sklearn-digits", "--policy", "scripted", "--backend", "docker"]
-    args += ["--gpus", "0", "--run-dir", str(run_dir)]
+    args += ["--memory-per-episode", "4m", "--run-dir", str(run_dir)]
     first = mle_gym(*args, home=digits_home, ok=False)
     directory = _episode(run_dir, 0)
     status = _read(directory, "status.json")

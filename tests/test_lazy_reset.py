@@ -9,6 +9,7 @@ import time
 import gymnasium as gym
 import pytest
 
+from mle_gym.sandbox.base import SandboxError
 from mle_gym.sandbox.engine import DockerUnavailableError
 from tests.conftest import require_bwrap
 
@@ -76,7 +77,8 @@ def test_bad_options_and_a_missing_engine_fail_at_make(digits_home, monkeypatch)
         gym.make(ENV_ID, backend="docker")
 
 
-def test_a_sandbox_that_cannot_start_ends_the_episode_graded(digits_home, monkeypatch):
+def test_a_sandbox_that_cannot_start_raises_and_grades_nothing(digits_home, monkeypatch):
+    """The infrastructure's failure, not the agent's: an exception, no reward recorded."""
     require_bwrap()
     monkeypatch.setenv("MLE_GYM_HOME", str(digits_home))
     env = gym.make(ENV_ID)
@@ -87,11 +89,9 @@ def test_a_sandbox_that_cannot_start_ends_the_episode_graded(digits_home, monkey
             raise OSError("no space left on device")
 
         monkeypatch.setattr(env.unwrapped.sandbox, "start", refuse)
-        observation, reward, terminated, truncated, info = env.step("true")
-        assert "could not start" in observation and "no space left" in observation
-        assert truncated and not terminated and reward == 0.0
-        report = info["report"]
-        assert not report["valid_submission"] and "could not start" in report["error"]
+        with pytest.raises(SandboxError, match=r"could not start.*no space left.*reset"):
+            env.step("true")
+        assert not env.unwrapped.started
         assert "episode is over" in env.step("true")[0]
     finally:
         env.close()

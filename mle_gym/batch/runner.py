@@ -74,12 +74,11 @@ def run_batch(
     SIGTERM and Ctrl-C stop the running workers (their sandboxes are closed) and mark their
     episodes failed, so the next run retries them.
     """
+    preflight(spec, store, scheduler)
     with store.locked(), _terminate_raises():
         store.open(spec)
         store.record_provenance(run_provenance(spec.policy, spec.public_options(), spec.env_kwargs))
         tasks = spec.tasks()
-        if scheduler.shares_host_cache:
-            ensure_prepared(spec.competitions)
         queue: deque[EpisodeTask] = deque()
         for task in tasks:
             if store.is_done(task):
@@ -106,6 +105,28 @@ def run_batch(
                 store.finish(task, Outcome(False, "interrupted: the run was stopped"))
             raise
     return BatchResult(len(tasks), skipped, done, failed)
+
+
+def preflight(spec: BatchSpec, store: RunStore, scheduler: Scheduler) -> None:
+    """Everything that would stop the run, checked before anything is written or shown:
+    the run directory (busy, other settings), the data (not prepared) and, on this
+    machine, the sandbox (engine, image, GPUs). Safe to call twice."""
+    store.check(spec)
+    if scheduler.shares_host_cache:
+        ensure_prepared(spec.competitions)
+        check_sandbox(spec.env_kwargs, getattr(scheduler, "gpus", None))
+
+
+def check_sandbox(env_kwargs: dict[str, Any], gpus: list[str] | None) -> None:
+    """Build one sandbox as the episodes will (not started): what every episode's start
+    would hit (no Docker engine, no image, GPUs the engine cannot give) fails the run here,
+    once, instead of failing each episode."""
+    from mle_gym.sandbox.factory import make_sandbox
+
+    options = dict(env_kwargs.get("sandbox_options") or {})
+    if gpus:
+        options["gpus"] = list(gpus)
+    make_sandbox(env_kwargs.get("backend", "local"), **options)
 
 
 def ensure_prepared(competitions: tuple[str, ...]) -> None:

@@ -79,10 +79,25 @@ class EpisodeRecord:
 
 
 def write_json(path: Path, data: Any) -> None:
-    """Write atomically, so a killed process never leaves half a file."""
+    """Write atomically, so a killed process never leaves half a file, and a failed write
+    (a full disk) leaves no temporary one."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-    tmp.write_text(json.dumps(data, indent=2, default=str))
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(data, indent=2, default=str))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def graded(directory: Path) -> bool:
+    """Whether the episode in `directory` was graded: its result.json (written after its
+    report, atomically) is whole. A graded episode is never run again, whatever its status
+    says (a driver that could not write "done", e.g. on a full disk)."""
+    try:
+        return isinstance(read_json(directory / RESULT_FILE), dict)
+    except (OSError, ValueError):
+        return False
 
 
 def read_json(path: Path) -> Any:
@@ -100,7 +115,7 @@ def log_tail(directory: Path) -> str:
 
 def read_outcome(directory: Path, exit_code: int | None, node: str | None = None) -> Outcome:
     """A worker's outcome from its exit code and the files it left in `directory`."""
-    if exit_code == 0 and (directory / RESULT_FILE).is_file():
+    if graded(directory):
         return Outcome(True, node=node)
     tail = log_tail(directory)
     return Outcome(False, f"worker exited with {exit_code}" + (f":\n{tail}" if tail else ""), node)
@@ -125,15 +140,32 @@ class RunStore:
                 raise RunDirBusy(f"another mle-gym run is using {self.root}") from None
             yield
 
-    def open(self, spec: BatchSpec) -> None:
-        """Record the settings, or check they match those of the episodes already here."""
-        self.episodes.mkdir(parents=True, exist_ok=True)
+    def check(self, spec: BatchSpec) -> None:
+        """Refuse now, writing nothing, a directory that `locked` or `open` would refuse:
+        one another run holds, or one with episodes of other settings."""
+        lock = self.root / ".lock"
+        if lock.is_file():
+            with open(lock) as handle:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise RunDirBusy(f"another mle-gym run is using {self.root}") from None
+                fcntl.flock(handle, fcntl.LOCK_UN)
+        self._check_settings(spec)
+
+    def _check_settings(self, spec: BatchSpec) -> None:
         batch = read_json(self.root / BATCH_FILE)
         if batch is not None and batch["settings"] != json.loads(json.dumps(spec.settings())):
             raise SettingsMismatch(
                 f"{self.root} holds a run with other settings ({batch['settings']}); "
                 "use another --run-dir"
             )
+
+    def open(self, spec: BatchSpec) -> None:
+        """Record the settings, or check they match those of the episodes already here."""
+        self._check_settings(spec)
+        self.episodes.mkdir(parents=True, exist_ok=True)
+        batch = read_json(self.root / BATCH_FILE)
         competitions = sorted(set(batch["competitions"] if batch else ()) | set(spec.competitions))
         seeds = sorted(set(batch["seeds"] if batch else ()) | set(spec.seeds))
         write_json(
@@ -157,7 +189,12 @@ class RunStore:
 
     def is_done(self, task: EpisodeTask) -> bool:
         status = self.status(task)
-        return status is not None and status["state"] == "done"
+        if status is None:
+            return False
+        if status["state"] != "done" and graded(self.episode_dir(task)):
+            self.finish(task, Outcome(True, node=status.get("node")))  # the status it missed
+            return True
+        return status["state"] == "done"
 
     def begin(self, task: EpisodeTask) -> Path:
         """Clear what an earlier attempt left and mark the episode running."""

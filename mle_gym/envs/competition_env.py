@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+import numbers
 import sys
 import threading
 import time
@@ -37,12 +38,12 @@ from mle_gym.envs.mlebench_task import (
     mlebench_variables,
 )
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
-from mle_gym.grading.bounded import GradingLimits, grade_bounded
+from mle_gym.grading.bounded import GradingLimits, grade_bounded, warm_up
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.report import GradeReport
 from mle_gym.grading.rewards import REWARD_MODES
 from mle_gym.grading.submission_cap import submission_cap
-from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxSpec
+from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxError, SandboxLost, SandboxSpec
 from mle_gym.sandbox.factory import BACKENDS, check_options, make_sandbox
 from mle_gym.sandbox.host_limits import MIB, concurrency, episode_limits
 from mle_gym.sandbox.scratch import discard, owned_dir
@@ -50,6 +51,7 @@ from mle_gym.sandbox.teardown import attempt
 from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, editor, parse_action
 from mle_gym.tools.actions import CALL_ID
 from mle_gym.tools.bash import describe_result, run_bash
+from mle_gym.tools.runtime import runtime_versions
 
 
 class CompetitionEnv(gym.Env):
@@ -95,6 +97,15 @@ class CompetitionEnv(gym.Env):
                 raise TypeError(f"{name} must be a number, got {value!r}")
             if value <= 0:
                 raise ValueError(f"{name} must be positive, got {value}")
+        if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral):
+            raise TypeError(f"max_steps must be a whole number, got {max_steps!r}")
+        if not isinstance(network, bool):
+            raise TypeError(f"network must be True or False, got {network!r}")
+        if sandbox_options is not None and not isinstance(sandbox_options, dict):
+            raise TypeError(
+                "sandbox_options must be a dict of options, e.g. {'memory': '4g'}, got "
+                f"{sandbox_options!r}"
+            )
         check_options(backend, sandbox_options or {})
         self.competition = get_competition(competition_id)
         #: "mle_gym" (our statement), or MLE-bench's own task read from the user's checkout.
@@ -133,6 +144,8 @@ class CompetitionEnv(gym.Env):
         self.sandbox: Sandbox = make_sandbox(self.backend, **self._sandbox_options)
         self._pending: SandboxSpec | None = None
         self._mlebench_setup: MLEBenchSetup | None = None
+        #: The Python and library versions the agent's code runs with (tools/runtime.py).
+        self._runtime: dict[str, str] = {}
         self._host_dir: Path | None = None
         self._steps = 0
         self._started: float | None = None
@@ -179,6 +192,7 @@ class CompetitionEnv(gym.Env):
         if binds:
             spec = replace(spec, binds=(*spec.binds, *binds))
         self._host_dir = owned_dir("host")
+        warm_up()  # the grader's imports, before the clock: not the agent's time
         if self.mlebench is not None:
             self._mlebench_setup = MLEBenchSetup(
                 self.mlebench, {"check_file": self.check_file, "max_bytes": self._submission_cap()}
@@ -186,6 +200,7 @@ class CompetitionEnv(gym.Env):
             more_binds, files = self._mlebench_setup.mounts(self.sandbox.paths.data)
             spec = replace(spec, binds=(*spec.binds, *more_binds), files=(*spec.files, *files))
         self.sandbox.start(spec)
+        self._runtime = runtime_versions(self.sandbox)
         if self._mlebench_setup is not None:
             self._mlebench_setup.connect(self.sandbox)
         self._started = time.monotonic()
@@ -209,8 +224,13 @@ class CompetitionEnv(gym.Env):
         if self._pending is not None:
             try:
                 self.start()
-            except Exception as exc:  # the episode ends, graded: there is no submission
-                return self._unstartable(exc, call_id)
+            except Exception as exc:  # the infrastructure's failure, not the agent's: no grade
+                self._teardown()
+                self._done = True
+                raise SandboxError(
+                    f"the sandbox could not start: {type(exc).__name__}: {exc}. Nothing was "
+                    "graded (the agent had no step); fix the cause and call reset()"
+                ) from exc
         self._steps += 1
         exit_code: int | None = None
         timed_out = False
@@ -247,6 +267,7 @@ class CompetitionEnv(gym.Env):
         except FileToolError as exc:
             observation = f"Error: {exc}"
         except Exception as exc:  # a sandbox failure must not end the episode ungraded
+            self._raise_if_lost(exc)
             observation = f"Error: the {tool} step failed: {type(exc).__name__}: {exc}"
         truncated = not terminated and (self._steps >= self.max_steps or self._time_left() <= 0)
         reward = 0.0
@@ -265,6 +286,15 @@ class CompetitionEnv(gym.Env):
                 )
             self._done = True
         return self._observe(observation, tool, call_id), float(reward), terminated, truncated, info
+
+    def interrupted_step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
+        """What a step cut short on the host (Ctrl-C) returns where a step must return
+        something (a vector env's worker): nothing graded, the episode goes on, and the next
+        command starts in a clean shell (shell.py)."""
+        call_id = action.get(CALL_ID) if isinstance(action, dict) else None
+        text = "[The step was interrupted on the host (Ctrl-C); its command was cut short.]"
+        observation = self._observe(text, "none", call_id if isinstance(call_id, str) else None)
+        return observation, 0.0, False, False, self._info(exit_code=None, timed_out=False)
 
     # -- async --------------------------------------------------------------------------------
     async def areset(
@@ -307,28 +337,25 @@ class CompetitionEnv(gym.Env):
             self._worker = None
 
     # -- helpers ------------------------------------------------------------------------------
-    def _unstartable(
-        self, exc: Exception, call_id: str | None
-    ) -> tuple[Any, float, bool, bool, dict]:
-        """The step that found the sandbox unable to start: truncated, with the report of
-        a missing submission that says why."""
-        reason = f"the sandbox could not start: {type(exc).__name__}: {exc}"
-        report = replace(self._grade_file(None), error=reason)
-        info = self._info(exit_code=None, timed_out=False)
-        info["report"] = optional_numbers(report.to_dict())
+    def _raise_if_lost(self, exc: Exception) -> None:
+        """A sandbox destroyed from outside ends the episode ungraded, with an exception
+        rather than an observation: the agent's work is gone through no fault of its own,
+        so no reward may be recorded as its result. The env is then not started, like one
+        whose sandbox never started (a batch runs such an episode again)."""
+        if not self.sandbox.lost():
+            return
+        self._teardown()
         self._done = True
-        return (
-            self._observe(f"Error: {reason}", "none", call_id),
-            outcome(report, self.reward_mode)["reward"],
-            False,
-            True,
-            info,
-        )
+        raise SandboxLost(
+            f"the episode's sandbox is gone (removed from outside the env: {type(exc).__name__}: "
+            f"{exc}); the episode cannot go on and was not graded: call reset() to start a new one"
+        ) from exc
 
     def _teardown(self) -> None:
         """Total, so that reset() and close() never fail on what the agent left."""
         self._pending = None
         self._started = None
+        self._runtime = {}
         attempt("stopping the sandbox", self.sandbox.stop)
         if self._mlebench_setup is not None:
             attempt("closing MLE-bench's endpoint", self._mlebench_setup.close)
@@ -443,6 +470,7 @@ class CompetitionEnv(gym.Env):
         try:
             path = self._fetch_submission()
         except Exception as exc:  # an unreadable file is an invalid submission, with why
+            self._raise_if_lost(exc)
             report = self._grade_file(None)
             reason = str(exc) if isinstance(exc, FileToolError) else f"{type(exc).__name__}: {exc}"
             return replace(
@@ -465,7 +493,9 @@ class CompetitionEnv(gym.Env):
         }
         if tool is not None:
             info["tool"] = tool
-        info["sandbox"] = optional_numbers({**self.sandbox.describe(), "started": self.started})
+        info["sandbox"] = optional_numbers(
+            {**self.sandbox.describe(), "started": self.started, "runtime": dict(self._runtime)}
+        )
         p = self.sandbox.paths
         info["paths"] = {
             "data": p.data,

@@ -99,4 +99,26 @@ def cmd_export(args: argparse.Namespace) -> int:
         from mle_gym.export.grader_image import build_grader_image
 
         print(f"grader image: {build_grader_image(options.agent_image)}")
+    elif (missing := _missing_image(options.agent_image)) is not None:
+        print(missing)
     return 0
+
+
+def _missing_image(tag: str) -> str | None:
+    """A warning when the tasks name an agent image this machine's engine lacks (None when
+    it has it, or there is no engine here to ask)."""
+    from docker.errors import ImageNotFound
+
+    from mle_gym.sandbox.engine import DockerUnavailableError, connect
+
+    try:
+        connect().images.get(tag)
+    except DockerUnavailableError:
+        return None
+    except ImageNotFound:
+        return (
+            f"warning: the tasks name the agent image {tag}, which is not built here: build "
+            "it (`mle-gym build-image`, or `--offline`) or push it where your provider pulls "
+            "images from, before running them"
+        )
+    return None

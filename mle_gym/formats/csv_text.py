@@ -87,6 +87,8 @@ def read_with_pandas(path: Path) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise UnreadableCsv(path, "is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        if "out of memory" in str(exc):  # pandas' tokenizer says so as a parser error
+            raise MemoryError(f"reading {path.name} ran out of memory: {exc}") from None
         raise UnreadableCsv(path, f"is not a readable CSV file: {exc}") from None
 
 

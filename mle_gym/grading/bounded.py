@@ -3,7 +3,9 @@
 A submission is written by the agent, so parsing it is parsing hostile input: pathological
 headers cost quadratic time, tiny rows cost many times the file in memory. The env grades
 in a child that the kernel stops at its limits; a stopped child is an invalid submission
-whose report says which limit it hit, never an exception and never a stuck host.
+whose report says which limit it hit, never an exception and never a stuck host. The one
+exception is a damaged answer key (`AnswerKeyError`), raised here as in `grade`: it is no
+submission's fault, so it is never reported as an invalid one.
 
 The child is a fork of the env's own process, made after the grader and its libraries
 are imported (once per process): a grade costs a fork, the child shares the parent's pages
@@ -30,6 +32,7 @@ from pathlib import Path
 from mle_gym.competitions import get_competition
 from mle_gym.extras import install_hint
 from mle_gym.forks import FORK_LOCK
+from mle_gym.grading.errors import AnswerKeyError
 from mle_gym.grading.grader import grade
 from mle_gym.grading.report import GradeReport
 
@@ -75,6 +78,9 @@ def _grade_in_child(
     pyarrow.set_memory_pool(pyarrow.system_memory_pool())
     try:
         report = grade(get_competition(competition_id), submission, private, shown_path=shown)
+    except AnswerKeyError as exc:  # the parent raises it
+        out.write_bytes(pickle.dumps(AnswerKeyError(str(exc))))
+        return
     except ModuleNotFoundError as exc:
         hint = install_hint(exc)
         reason = f"the grader needs the package {exc.name!r}" + (f": {hint}" if hint else "")
@@ -120,6 +126,13 @@ def _preload() -> None:
     len(METRICS)  # gathers every metric module
 
 
+def warm_up() -> None:
+    """Import the grader's libraries now (once per process): an env does it before its
+    clock starts, so the first validate or grade charges no seconds of imports to the
+    agent's budget."""
+    _preload()
+
+
 def grade_bounded(
     competition_id: str,
     submission: Path | None,
@@ -157,8 +170,13 @@ def grade_bounded(
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
         elif os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and out.is_file():
+            loaded = None
             with contextlib.suppress(Exception):
-                return pickle.loads(out.read_bytes())
+                loaded = pickle.loads(out.read_bytes())
+            if isinstance(loaded, AnswerKeyError):
+                raise loaded
+            if loaded is not None:
+                return loaded
     if status is None:
         reason = f"grading took longer than {limits.wall_seconds:g} s"
     elif os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:

@@ -13,6 +13,11 @@ class InvalidSubmission(ValueError):
     """The submission cannot be scored; the message says exactly why."""
 
 
+class AnswerKeyError(RuntimeError):
+    """The competition's answers cannot be keyed (a damaged preparation): no submission can
+    be graded, and none is to blame. Raised, never reported as an invalid submission."""
+
+
 def examples(values: Iterable) -> str:
     """The first few `values`, quoted, and how many more there are."""
     values = list(values)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mle_gym.competitions.spec import Competition, Thresholds
 from mle_gym.grading.answer_keys import load_key
-from mle_gym.grading.errors import InvalidSubmission
+from mle_gym.grading.errors import AnswerKeyError, InvalidSubmission
 from mle_gym.grading.medals import beats, medal
 from mle_gym.grading.metrics import METRICS
 from mle_gym.grading.report import GradeReport
@@ -35,7 +35,16 @@ def _load_answers(comp: Competition, private_dir: Path):
 
 
 def _key(comp: Competition, private_dir: Path) -> AnswerKey:
-    return load_key(comp, private_dir, lambda: _load_answers(comp, private_dir))
+    """The answer key; answers that break the submission rules are the preparation's fault,
+    never the submission's (`AnswerKeyError`)."""
+    try:
+        return load_key(comp, private_dir, lambda: _load_answers(comp, private_dir))
+    except (InvalidSubmission, KeyError) as exc:
+        raise AnswerKeyError(
+            f"the answers of {comp.id} in {private_dir} cannot be keyed for grading ({exc}); "
+            f"the preparation is damaged, not the submission: prepare it again with "
+            f"`mle-gym prepare {comp.id} --force` (and the raw files, with --raw)"
+        ) from exc
 
 
 def build_answer_key(comp: Competition, private_dir: Path) -> None:

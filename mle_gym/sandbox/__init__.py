@@ -1,6 +1,13 @@
 """Isolated places to run the agent's commands: local (bubblewrap) and docker."""
 
-from mle_gym.sandbox.base import CommandResult, Sandbox, SandboxError, SandboxPaths, SandboxSpec
+from mle_gym.sandbox.base import (
+    CommandResult,
+    Sandbox,
+    SandboxError,
+    SandboxLost,
+    SandboxPaths,
+    SandboxSpec,
+)
 from mle_gym.sandbox.fd_limit import raise_open_files_limit
 from mle_gym.sandbox.local import LocalSandbox
 
@@ -11,6 +18,7 @@ __all__ = [
     "LocalSandbox",
     "Sandbox",
     "SandboxError",
+    "SandboxLost",
     "SandboxPaths",
     "SandboxSpec",
 ]

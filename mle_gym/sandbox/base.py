@@ -157,6 +157,11 @@ class SandboxError(RuntimeError):
     """The sandbox could not be started or has broken down."""
 
 
+class SandboxLost(SandboxError):
+    """The sandbox was destroyed from outside (its container removed, the engine restarted):
+    the episode cannot go on, and what it did is gone through no fault of the agent's."""
+
+
 class SandboxFileError(OSError):
     """A file operation inside the sandbox failed; the message says why, for the agent."""
 
@@ -230,6 +235,11 @@ class Sandbox(ABC):
     @abstractmethod
     def stop(self) -> None:
         """Destroy everything the sandbox started; safe to call twice."""
+
+    def lost(self) -> bool:
+        """Whether a started sandbox was destroyed from outside (asked after an error, to
+        tell a lost sandbox from a failing command)."""
+        return False
 
     def describe(self) -> dict:
         """Facts for `info` (backend, isolation, devices)."""

@@ -2,9 +2,13 @@
 
 Every container carries labels naming mle_gym, its owner (host name, pid and the pid's start
 time, so a reused pid is not mistaken for the owner) and its episode. The containers a
-process started are removed at exit and on SIGTERM/SIGINT; containers whose owner is gone
+process started are removed at exit and on SIGTERM; containers whose owner is gone
 (e.g. killed with SIGKILL) are removed by `collect_garbage`, which runs when a process starts
 its first container and with `mle-gym gc`.
+
+SIGINT is left alone: Ctrl-C (or a notebook's interrupt) cuts the step it lands in, as on the
+local backend, and every sandbox stays; an uncaught KeyboardInterrupt ends the process, and
+the exit handler removes them then.
 """
 
 from __future__ import annotations
@@ -71,20 +75,19 @@ def _install_handlers() -> None:
     atexit.register(remove_all_tracked)
     if threading.current_thread() is not threading.main_thread():
         return
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        previous = signal.getsignal(signum)
+    previous = signal.getsignal(signal.SIGTERM)
 
-        def handler(num: int, frame: Any, previous: Any = previous) -> None:
-            remove_all_tracked()
-            if callable(previous):
-                previous(num, frame)
-            elif previous == signal.SIG_IGN:
-                return
-            else:
-                signal.signal(num, signal.SIG_DFL)
-                os.kill(os.getpid(), num)
+    def handler(num: int, frame: Any) -> None:
+        remove_all_tracked()
+        if callable(previous):
+            previous(num, frame)
+        elif previous == signal.SIG_IGN:
+            return
+        else:
+            signal.signal(num, signal.SIG_DFL)
+            os.kill(os.getpid(), num)
 
-        signal.signal(signum, handler)
+    signal.signal(signal.SIGTERM, handler)
 
 
 def _orphaned(labels: dict[str, str]) -> bool:
@@ -100,13 +103,13 @@ def _orphaned(labels: dict[str, str]) -> bool:
 def collect_garbage(client: Any) -> list[str]:
     """Remove mle_gym containers whose owner process is gone; return their names."""
     removed = []
-    # ignore_removed: a container another process removes while listing is not an error
-    listed = client.containers.list(all=True, filters={"label": f"{LABEL}=1"}, ignore_removed=True)
-    for container in listed:
-        if _orphaned(container.labels):
+    # sparse: the list alone, with no inspection of each container, which fails when another
+    # process removes one meanwhile (the engine is shared)
+    for container in client.containers.list(all=True, sparse=True, filters={"label": f"{LABEL}=1"}):
+        if _orphaned(container.attrs.get("Labels") or {}):
             try:
                 container.remove(force=True)
-                removed.append(container.name)
+                removed.append((container.attrs.get("Names") or [container.id])[0].lstrip("/"))
             except Exception:  # removed meanwhile by someone else
                 pass
     return removed

@@ -76,6 +76,8 @@ _WRITE_SCRIPT = (
 )
 _NOT_THERE, _A_DIRECTORY, _NOT_REGULAR = 20, 21, 22
 _garbage_collected = False
+#: The (image, gpus) requests a throwaway container has shown the engine can give.
+_gpus_given: set[str] = set()
 #: The agent's user in the agent images, and its home.
 AGENT_USER = "1000:1000"
 AGENT_HOME = "/home/agent"
@@ -174,6 +176,7 @@ class DockerSandbox(ShellBackedSandbox):
                     f"no Docker network named {network_name!r}; create it first, e.g. "
                     f"`docker network create --internal {network_name}`"
                 ) from None
+        self._check_gpus()
         self.paths = SandboxPaths()
         self.container: Any = None
         self.shell: ShellSession | None = None
@@ -183,6 +186,39 @@ class DockerSandbox(ShellBackedSandbox):
         if not _garbage_collected:
             _garbage_collected = True
             containers.collect_garbage(self.client)
+
+    def _check_gpus(self) -> None:
+        """Refuse now what every start would refuse: GPUs from an engine that cannot give
+        them (no NVIDIA Container Toolkit). A throwaway container asks for the same devices,
+        once per process and request; the engine only checks them when a container starts."""
+        key = f"{self.image}|{self.gpus!r}"
+        if not self.device_requests or key in _gpus_given:
+            return
+        probe = None
+        try:
+            probe = self.client.containers.create(
+                self.image,
+                ["true"],
+                labels=containers.owner_labels("gpu-check"),
+                network_mode="none",
+                read_only=True,
+                cap_drop=["ALL"],
+                security_opt=["no-new-privileges"],
+                device_requests=self.device_requests,
+            )
+            probe.start()
+            probe.wait(timeout=_IO_TIMEOUT)
+        except APIError as exc:
+            raise SandboxError(
+                f"the Docker engine cannot give the sandbox the GPUs it asks for (gpus="
+                f"{self.gpus!r}): {exc.explanation or exc}. Install the NVIDIA Container "
+                "Toolkit and restart the engine, or leave gpus out"
+            ) from None
+        finally:
+            if probe is not None:
+                with contextlib.suppress(APIError):
+                    _remove(probe)
+        _gpus_given.add(key)
 
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, spec: SandboxSpec) -> None:
@@ -497,6 +533,17 @@ class DockerSandbox(ShellBackedSandbox):
 
     def _memory_limit(self) -> str | None:
         return self.memory
+
+    def lost(self) -> bool:
+        if self.container is None:
+            return False
+        try:
+            self.container.reload()
+        except NotFound:
+            return True
+        except Exception:  # the engine is unreachable: not known to be gone
+            return False
+        return False
 
     def describe(self) -> dict:
         return {

@@ -178,7 +178,7 @@ def build_offline_image(
         except ImageNotFound:
             previous_id = None
         if previous_id is not None and not force:
-            log(f"image {tag} already exists; reusing it (force=True rebuilds)")
+            log(f"image {tag} already exists; reusing it (`mle-gym build-image --force` rebuilds)")
             return tag
 
         if os.geteuid() != 0:

@@ -84,7 +84,10 @@ class ShellBackedSandbox(Sandbox):
         self._kill_all_processes()
 
     def _after_run(self, result: CommandResult) -> CommandResult:
-        if result.exit_code in (137, None) or result.shell_restarted:
+        # "Killed" (bash's word for a child's SIGKILL): a later command may have reset the
+        # exit code, as in `python train.py; echo done`
+        killed = "Killed" in result.output
+        if result.exit_code in (137, None) or result.shell_restarted or killed:
             kills = self._oom_kill_count()
             if kills > self._oom_kills:
                 result.add_note(f"killed: out of memory, limit {self._memory_limit()}")

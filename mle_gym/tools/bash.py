@@ -14,8 +14,9 @@ def run_bash(
 def describe_result(result: CommandResult) -> str:
     """The observation: the output, then a status line when something is worth saying."""
     lines = [result.output.rstrip("\n")] if result.output.strip() else []
-    if result.timed_out or result.notes:
-        lines.append(f"[{'; '.join(result.notes)}]")
+    unsaid = [note for note in result.notes if f"[{note}]" not in result.output]
+    if unsaid:  # notes added with add_note are in the output already
+        lines.append(f"[{'; '.join(unsaid)}]")
     if result.exit_code not in (0, None):
         lines.append(f"[exit code {result.exit_code}]")
     return "\n".join(lines) if lines else "[no output]"

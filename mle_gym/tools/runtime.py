@@ -1,0 +1,40 @@
+"""Which Python and libraries the agent's code runs with in a sandbox.
+
+The same code scores differently under different library versions (the local backend runs
+the host's Python environment, the docker image its own), so each episode records the
+runtime it had: a result is comparable with another only under the same runtime. The probe
+reads package metadata (nothing is imported), with the `python3` the agent's shell finds.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mle_gym.sandbox.base import Sandbox
+
+#: The libraries whose versions move scores; absent ones are left out.
+LIBRARIES = (
+    "numpy", "pandas", "scikit-learn", "scipy", "lightgbm", "xgboost", "catboost", "torch",
+)  # fmt: skip
+_PROBE = (
+    "python3 -c 'import importlib.metadata as m, json, platform\n"
+    "def version(name):\n"
+    "    try:\n"
+    "        return m.version(name)\n"
+    "    except Exception:\n"
+    "        return None\n"
+    f"found = {{n: version(n) for n in {json.dumps(LIBRARIES)}}}\n"  # no single quotes
+    'print(json.dumps({"python": platform.python_version(), '
+    "**{n: v for n, v in found.items() if v}}))' 2>/dev/null"
+)
+
+
+def runtime_versions(sandbox: Sandbox, timeout: float = 60.0) -> dict[str, str]:
+    """{"python": "3.11.7", "numpy": "1.26.4", ...} as the sandbox's `python3` sees them;
+    {} when it has none (or the probe fails: the episode goes on without the record)."""
+    try:
+        result = sandbox.run(_PROBE, timeout)
+        found = json.loads(result.output.strip().splitlines()[-1])
+    except Exception:  # a record, never a reason for a start to fail
+        return {}
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
