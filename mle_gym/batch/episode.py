@@ -13,7 +13,13 @@ import gymnasium as gym
 
 from mle_gym.batch.recorder import TrajectoryRecorder
 from mle_gym.batch.spec import EpisodeTask
-from mle_gym.batch.store import REPORT_FILE, RESULT_FILE, TRAJECTORY_FILE, write_json
+from mle_gym.batch.store import (
+    GRADED_SNAPSHOTS_FILE,
+    REPORT_FILE,
+    RESULT_FILE,
+    TRAJECTORY_FILE,
+    write_json,
+)
 from mle_gym.competitions import get_competition
 from mle_gym.data import CompetitionDirs, prepare
 from mle_gym.runner import run_episode
@@ -54,8 +60,10 @@ def run_task(
     try:
         episode = run_episode(env, policy, seed=task.seed)
         kept = env.kept_submission
+        snapshots = env.kept_snapshots
     finally:
         env.close()
+    graded_snapshots = grade_snapshots(task.competition_id, snapshots, directory)
     report = episode.report or {}
     last = episode.steps[-1] if episode.steps else None
     result = {
@@ -67,12 +75,26 @@ def run_task(
         "total_reward": episode.total_reward,
         "seconds": round(time.monotonic() - started, 3),
         "submission": kept.name if kept else None,
+        "snapshots": graded_snapshots,
         "sandbox": last.info.get("sandbox") if last else None,
         **{name: report.get(name) for name in SUMMARY_FIELDS},
     }
     write_json(directory / REPORT_FILE, report)
     write_json(directory / RESULT_FILE, result)
     return result
+
+
+def grade_snapshots(competition_id: str, snapshots: Path | None, directory: Path) -> int:
+    """Grade the episode's snapshots now that it is over (snapshots.json); how many."""
+    if snapshots is None:
+        return 0
+    from mle_gym.evaluation import evaluate_snapshots
+
+    graded = evaluate_snapshots(competition_id, snapshots)
+    for entry in graded:  # relative to the episode's folder, so the run directory can move
+        entry["path"] = str(Path(entry["path"]).relative_to(directory))
+    write_json(directory / GRADED_SNAPSHOTS_FILE, graded)
+    return len(graded)
 
 
 def with_gpus(env_kwargs: dict[str, Any], gpus: Sequence[str] | None) -> dict[str, Any]:

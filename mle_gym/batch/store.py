@@ -8,6 +8,10 @@
         status.json                running | done | failed, attempt number, times, error
         trajectory.jsonl           the reset and every step, one JSON object a line
         <submission file>          the final submission, as graded
+        snapshots/                 the submission each time it changed (ungraded copies)
+        snapshots.json             those snapshots with their grades, made after the episode
+        code/, code.json           the kept /home/code: small files, and every file's size
+                                   and sha256 (big ones listed, not copied)
         report.json                the grading report
         result.json                steps, total reward, duration (written last by the worker)
         episode.log                the worker's output
@@ -38,6 +42,8 @@ BATCH_FILE = "batch.json"
 STATUS_FILE = "status.json"
 TASK_FILE = "task.json"
 TRAJECTORY_FILE = "trajectory.jsonl"
+SNAPSHOTS_DIR = "snapshots"
+GRADED_SNAPSHOTS_FILE = "snapshots.json"
 REPORT_FILE = "report.json"
 RESULT_FILE = "result.json"
 LOG_FILE = "episode.log"

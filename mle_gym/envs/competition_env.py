@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import math
 import sys
 import threading
@@ -28,8 +29,9 @@ from mle_gym.data.prepare import prepare
 from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
 from mle_gym.envs.info_values import optional, optional_numbers
 from mle_gym.envs.messages import OBSERVATION_FORMATS, ChatMessages, opening, tool_result
+from mle_gym.envs.snapshots import SnapshotKeeper, elapsed_since
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
-from mle_gym.grading.bounded import GradingLimits, grade_bounded
+from mle_gym.grading.bounded import GradingLimits, check_bounded, grade_bounded
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.report import GradeReport
 from mle_gym.grading.rewards import REWARD_MODES
@@ -42,6 +44,8 @@ from mle_gym.sandbox.teardown import attempt
 from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, editor, parse_action
 from mle_gym.tools.actions import CALL_ID
 from mle_gym.tools.bash import describe_result, run_bash
+
+log = logging.getLogger(__name__)
 
 
 class CompetitionEnv(gym.Env):
@@ -61,6 +65,7 @@ class CompetitionEnv(gym.Env):
         render_mode: str | None = None,
         observation_format: str = "text",
         concurrent_episodes: int | None = None,
+        snapshots: bool | dict[str, int] = True,
     ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -84,6 +89,7 @@ class CompetitionEnv(gym.Env):
             if value <= 0:
                 raise ValueError(f"{name} must be positive, got {value}")
         check_options(backend, sandbox_options or {})
+        self._snapshot_bounds = _snapshot_bounds(snapshots)
         self.competition = get_competition(competition_id)
         self.dirs = _ensure_prepared(self.competition.id)
         self.backend = backend
@@ -113,6 +119,8 @@ class CompetitionEnv(gym.Env):
         self.sandbox: Sandbox = make_sandbox(self.backend, **self._sandbox_options)
         self._pending: SandboxSpec | None = None
         self._host_dir: Path | None = None
+        self._snapshots: SnapshotKeeper | None = None
+        self._cap: int | None = None
         self._steps = 0
         self._started: float | None = None
         self._done = True
@@ -157,6 +165,11 @@ class CompetitionEnv(gym.Env):
         if binds:
             spec = replace(spec, binds=(*spec.binds, *binds))
         self._host_dir = owned_dir("host")
+        if self._snapshot_bounds is not None:
+            suffix = Path(self.competition.submission.filename).suffix
+            self._snapshots = SnapshotKeeper(
+                self._host_dir / "snapshots", suffix=suffix, **self._snapshot_bounds
+            )
         self.sandbox.start(spec)
         self._started = time.monotonic()
 
@@ -216,6 +229,7 @@ class CompetitionEnv(gym.Env):
             observation = f"Error: {exc}"
         except Exception as exc:  # a sandbox failure must not end the episode ungraded
             observation = f"Error: the {tool} step failed: {type(exc).__name__}: {exc}"
+        self._snapshot(force=False)
         truncated = not terminated and (self._steps >= self.max_steps or self._time_left() <= 0)
         reward = 0.0
         info = self._info(exit_code=exit_code, timed_out=timed_out, tool=tool)
@@ -227,6 +241,14 @@ class CompetitionEnv(gym.Env):
             if graded.is_file():
                 # the very file that was graded, on the host, until the next reset() or close()
                 info["graded_submission"] = str(graded)
+            if self._snapshots is not None:
+                if graded.is_file():
+                    self._snapshots.offer_file(
+                        graded, self._steps, elapsed_since(self._started), final=True
+                    )
+                # ungraded copies, on the host until the next reset() or close():
+                # mle_gym.evaluate_snapshots grades them
+                info["snapshots"] = self._snapshots.to_dict()
             if truncated:
                 observation += (
                     "\n[The episode's budget is spent; the current submission was graded.]"
@@ -297,6 +319,7 @@ class CompetitionEnv(gym.Env):
         """Total, so that reset() and close() never fail on what the agent left."""
         self._pending = None
         self._started = None
+        self._snapshots = None
         attempt("stopping the sandbox", self.sandbox.stop)
         if self._host_dir is not None:
             discard(self._host_dir)
@@ -338,11 +361,17 @@ class CompetitionEnv(gym.Env):
     def _submission_path(self) -> str:
         return f"{self.sandbox.paths.submission}/{self.competition.submission.filename}"
 
+    def _submission_cap(self) -> int:
+        """The copy-out cap, read once per env (it reads the answers' sizes)."""
+        if self._cap is None:
+            self._cap = submission_cap(self.dirs.private)
+        return self._cap
+
     def _fetch_submission(self) -> Path | None:
         assert self._host_dir is not None
         dest = self._host_dir / self.competition.submission.filename
         dest.unlink(missing_ok=True)
-        cap = submission_cap(self.dirs.private)
+        cap = self._submission_cap()
         copied = copy_out(self.sandbox, self._submission_path(), dest, cap)
         return dest if copied else None
 
@@ -350,16 +379,40 @@ class CompetitionEnv(gym.Env):
         """The validate tool's answer: whether the current submission file is valid, and
         the message saying so or why not (never its score). Also serves harnesses
         (mle_gym.harness), which have no steps."""
+        self._snapshot(force=True)
         path = self._fetch_submission()
         if path is None:
             return False, (
                 f"No submission yet: write {self.sandbox.paths.submission}/"
                 f"{self.competition.submission.filename}."
             )
-        report = self._grade_file(path)
-        if report.valid_submission:
+        # validity only: no metric runs during the episode, so no score exists to leak
+        reason = check_bounded(
+            self.competition.id,
+            path,
+            self.dirs.private,
+            shown_path=self._submission_path(),
+            limits=self.grading_limits,
+        )
+        if reason is None:
             return True, "The submission is valid."
-        return False, f"The submission is invalid: {report.error}"
+        return False, f"The submission is invalid: {reason}"
+
+    def _snapshot(self, *, force: bool) -> None:
+        """Keep the submission if it changed (never graded here: see envs/snapshots.py)."""
+        if self._snapshots is None or not self.started:
+            return
+        try:
+            self._snapshots.offer(
+                self.sandbox,
+                self._submission_path(),
+                self._submission_cap(),
+                self._steps,
+                elapsed_since(self._started),
+                force=force,
+            )
+        except Exception as exc:  # a record must never break the step it follows
+            log.warning("submission snapshot skipped: %s: %s", type(exc).__name__, exc)
 
     def _grade_file(self, path: Path | None) -> GradeReport:
         return grade_bounded(
@@ -407,6 +460,23 @@ class CompetitionEnv(gym.Env):
             "logs": p.logs,
         }
         return info
+
+
+def _snapshot_bounds(snapshots: bool | dict[str, int]) -> dict[str, int] | None:
+    """The keeper's bounds from the env's `snapshots` argument (None: keep none)."""
+    if snapshots is True:
+        return {}
+    if snapshots is False:
+        return None
+    if not isinstance(snapshots, dict) or not set(snapshots) <= {"max_count", "max_bytes"}:
+        raise ValueError(
+            "snapshots must be True, False or a dict with max_count and/or max_bytes, "
+            f"got {snapshots!r}"
+        )
+    for name, value in snapshots.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"snapshots[{name!r}] must be a positive integer, got {value!r}")
+    return dict(snapshots)
 
 
 def _time_limit_above() -> int | None:
