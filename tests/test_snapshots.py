@@ -189,5 +189,8 @@ def test_the_batch_worker_keeps_and_grades_the_snapshots_after_the_episode(
         for entry in graded:
             kept = directory / entry["path"]
             assert kept.is_file() and entry["bytes"] == kept.stat().st_size
+        code = json.loads((directory / "code.json").read_text())
+        assert result["code"]["files"] == len(code["files"]) and (directory / "code").is_dir()
+        assert all((directory / "code" / f["path"]).is_file() for f in code["files"] if f["kept"])
         index = json.loads((directory / "snapshots" / "snapshots.json").read_text())
         assert [e["file"] for e in index["kept"]] == [Path(g["path"]).name for g in graded]

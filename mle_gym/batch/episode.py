@@ -61,6 +61,7 @@ def run_task(
         episode = run_episode(env, policy, seed=task.seed)
         kept = env.kept_submission
         snapshots = env.kept_snapshots
+        code = env.kept_code or {}
     finally:
         env.close()
     graded_snapshots = grade_snapshots(task.competition_id, snapshots, directory)
@@ -76,6 +77,11 @@ def run_task(
         "seconds": round(time.monotonic() - started, 3),
         "submission": kept.name if kept else None,
         "snapshots": graded_snapshots,
+        "code": {
+            "files": len(code.get("files", ())),
+            "kept_bytes": code.get("kept_bytes"),
+            "error": code.get("error"),
+        },
         "sandbox": last.info.get("sandbox") if last else None,
         **{name: report.get(name) for name in SUMMARY_FIELDS},
     }

@@ -10,7 +10,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from mle_gym.batch.store import SNAPSHOTS_DIR
+from mle_gym.batch.store import CODE_DIR, SNAPSHOTS_DIR
 from mle_gym.evaluation import SNAPSHOT_INDEX
 
 
@@ -33,12 +33,14 @@ class TrajectoryRecorder(gym.Wrapper):
         self._episode = -1
         self.kept_submission: Path | None = None
         self.kept_snapshots: Path | None = None
+        self.kept_code: dict[str, Any] | None = None
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict]:
         observation, info = self.env.reset(**kwargs)
         self._episode += 1
         self.kept_submission = None
         self.kept_snapshots = None
+        self.kept_code = None
         self._write(
             {"event": "reset", "episode": self._episode, "observation": observation, "info": info}
         )
@@ -66,6 +68,7 @@ class TrajectoryRecorder(gym.Wrapper):
         if terminated or truncated:
             self.kept_submission = self._keep_submission(info)
             self.kept_snapshots = self._keep_snapshots(info)
+            self.kept_code = self._keep_code()
         return observation, reward, terminated, truncated, info
 
     def close(self) -> None:
@@ -85,6 +88,16 @@ class TrajectoryRecorder(gym.Wrapper):
         dest = self.path.parent / Path(graded).name
         shutil.copyfile(graded, dest)
         return dest
+
+    def _keep_code(self) -> dict[str, Any] | None:
+        """The episode's /home/code, bounded, in `code/` (index: code.json)."""
+        keep = getattr(self.env.unwrapped, "keep_code", None)
+        if keep is None:
+            return None
+        try:
+            return keep(self.path.parent / CODE_DIR)
+        except Exception as exc:  # a record must not cost the episode its result
+            return {"error": f"{type(exc).__name__}: {exc}"}
 
     def _keep_snapshots(self, info: dict[str, Any]) -> Path | None:
         """The kept snapshot files and their index, in `snapshots/` beside the trajectory."""

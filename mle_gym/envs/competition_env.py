@@ -29,6 +29,7 @@ from mle_gym.data.prepare import prepare
 from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
 from mle_gym.envs.info_values import optional, optional_numbers
 from mle_gym.envs.messages import OBSERVATION_FORMATS, ChatMessages, opening, tool_result
+from mle_gym.envs.kept_code import CodeBounds, keep_code
 from mle_gym.envs.snapshots import SnapshotKeeper, elapsed_since
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
 from mle_gym.grading.bounded import GradingLimits, check_bounded, grade_bounded
@@ -397,6 +398,14 @@ class CompetitionEnv(gym.Env):
         if reason is None:
             return True, "The submission is valid."
         return False, f"The submission is invalid: {reason}"
+
+    def keep_code(self, dest: Path, bounds: CodeBounds | None = None) -> dict[str, Any] | None:
+        """Copy the episode's code folder to `dest` on the host, bounded (envs/kept_code.py),
+        after the episode ended and before the next reset() or close(); None when it never
+        started. Returns the index written beside `dest` (code.json)."""
+        if not self.started:
+            return None
+        return keep_code(self.sandbox, self.sandbox.paths.code, dest, bounds or CodeBounds())
 
     def _snapshot(self, *, force: bool) -> None:
         """Keep the submission if it changed (never graded here: see envs/snapshots.py)."""
