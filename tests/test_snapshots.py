@@ -93,6 +93,11 @@ def test_three_submissions_are_kept_and_graded_only_after_the_episode(
         assert kept[0]["elapsed"] < kept[1]["elapsed"] - 1 < kept[2]["elapsed"] - 2
         assert [s["final"] for s in kept] == [False, False, True]
         assert [s["bytes"] for s in kept] == [len(t.encode()) for t in (first, second, third)]
+        integrity = info["integrity"]
+        assert integrity["validations"] == 3 and integrity["grades_before_end"] == 0
+        assert not integrity["score_exposed_during_episode"] and not integrity["network"]
+        assert integrity["last_submission_write_step"] == kept[-1]["step"]
+        assert not integrity["hit_limit"] and integrity["submission_snapshots"] == 3
 
         graded = mle_gym.evaluate_snapshots("sklearn-digits", info["snapshots"])
         assert metric_calls.read_text().count("graded") == 4
@@ -185,6 +190,9 @@ def test_the_batch_worker_keeps_and_grades_the_snapshots_after_the_episode(
         report = json.loads((directory / "report.json").read_text())
         result = json.loads((directory / "result.json").read_text())
         assert graded and result["snapshots"] == len(graded)
+        integrity = result["integrity"]
+        assert integrity["task_variant"] == "default" and integrity["grades_before_end"] == 0
+        assert integrity["last_submission_write_step"] == graded[-1]["step"]
         assert graded[-1]["final"] and graded[-1]["score"] == report["score"]
         for entry in graded:
             kept = directory / entry["path"]
@@ -194,3 +202,16 @@ def test_the_batch_worker_keeps_and_grades_the_snapshots_after_the_episode(
         assert all((directory / "code" / f["path"]).is_file() for f in code["files"] if f["kept"])
         index = json.loads((directory / "snapshots" / "snapshots.json").read_text())
         assert [e["file"] for e in index["kept"]] == [Path(g["path"]).name for g in graded]
+
+
+def test_the_integrity_record_says_when_a_limit_was_hit(digits_env_home: Path) -> None:
+    env = CompetitionEnv("sklearn-digits", backend="local", step_timeout=1, max_steps=2)
+    try:
+        env.reset(seed=0)
+        env.step("sleep 5")
+        *_, truncated, info = env.step("true")
+        integrity = info["integrity"]
+        assert truncated and integrity["hit_limit"] and integrity["step_timeouts"] == 1
+        assert integrity["last_submission_write_step"] is None and integrity["validations"] == 0
+    finally:
+        env.close()

@@ -83,11 +83,22 @@ def run_task(
             "error": code.get("error"),
         },
         "sandbox": last.info.get("sandbox") if last else None,
+        "integrity": integrity_record(task, last.info if last else {}),
         **{name: report.get(name) for name in SUMMARY_FIELDS},
     }
     write_json(directory / REPORT_FILE, report)
     write_json(directory / RESULT_FILE, result)
     return result
+
+
+def integrity_record(task: EpisodeTask, info: dict[str, Any]) -> dict[str, Any] | None:
+    """The env's integrity record (envs/integrity.py) with what the run adds: the task
+    variant asked for. Deliberate differences from MLE-bench are joined in by the report,
+    which reads them per competition."""
+    record = info.get("integrity")
+    if record is None:
+        return None
+    return {**record, "task_variant": task.env_kwargs.get("task") or "default"}
 
 
 def grade_snapshots(competition_id: str, snapshots: Path | None, directory: Path) -> int:

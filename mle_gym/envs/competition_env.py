@@ -29,6 +29,7 @@ from mle_gym.data.prepare import prepare
 from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
 from mle_gym.envs.info_values import optional, optional_numbers
 from mle_gym.envs.messages import OBSERVATION_FORMATS, ChatMessages, opening, tool_result
+from mle_gym.envs.integrity import IntegrityLog
 from mle_gym.envs.kept_code import CodeBounds, keep_code
 from mle_gym.envs.snapshots import SnapshotKeeper, elapsed_since
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
@@ -122,6 +123,8 @@ class CompetitionEnv(gym.Env):
         self._host_dir: Path | None = None
         self._snapshots: SnapshotKeeper | None = None
         self._cap: int | None = None
+        self._integrity = IntegrityLog(network=bool(network))
+        self._ending = False
         self._steps = 0
         self._started: float | None = None
         self._done = True
@@ -151,6 +154,8 @@ class CompetitionEnv(gym.Env):
         self._steps = 0
         self._started = None
         self._done = False
+        self._integrity = IntegrityLog(network=bool(self.network))
+        self._ending = False
         task, manual = self._task(), self._manual()
         self._last_observation = f"{task}\n{manual}"
         first = opening(manual, task) if self.observation_format == "messages" else None
@@ -217,6 +222,7 @@ class CompetitionEnv(gym.Env):
                     log_name=f"step-{self._steps:05d}.log",
                 )
                 exit_code, timed_out = result.exit_code, result.timed_out
+                self._integrity.note_limits(timed_out, result.notes)
                 observation = describe_result(result)
             elif call.tool == "view":
                 observation = editor.view(
@@ -235,6 +241,7 @@ class CompetitionEnv(gym.Env):
         reward = 0.0
         info = self._info(exit_code=exit_code, timed_out=timed_out, tool=tool)
         if terminated or truncated:
+            self._ending = True
             report = self._grade()
             reward = outcome(report, self.reward_mode)["reward"]
             info["report"] = optional_numbers(report.to_dict())
@@ -250,6 +257,7 @@ class CompetitionEnv(gym.Env):
                 # ungraded copies, on the host until the next reset() or close():
                 # mle_gym.evaluate_snapshots grades them
                 info["snapshots"] = self._snapshots.to_dict()
+            info["integrity"] = self._integrity.record(info.get("snapshots"))
             if truncated:
                 observation += (
                     "\n[The episode's budget is spent; the current submission was graded.]"
@@ -304,8 +312,10 @@ class CompetitionEnv(gym.Env):
         """The step that found the sandbox unable to start: truncated, with the report of
         a missing submission that says why."""
         reason = f"the sandbox could not start: {type(exc).__name__}: {exc}"
+        self._ending = True
         report = replace(self._grade_file(None), error=reason)
         info = self._info(exit_code=None, timed_out=False)
+        info["integrity"] = self._integrity.record(None)
         info["report"] = optional_numbers(report.to_dict())
         self._done = True
         return (
@@ -374,12 +384,15 @@ class CompetitionEnv(gym.Env):
         dest.unlink(missing_ok=True)
         cap = self._submission_cap()
         copied = copy_out(self.sandbox, self._submission_path(), dest, cap)
+        if not copied:  # nothing at the path: leave no empty file to pass for a submission
+            dest.unlink(missing_ok=True)
         return dest if copied else None
 
     def check_submission(self) -> tuple[bool, str]:
         """The validate tool's answer: whether the current submission file is valid, and
         the message saying so or why not (never its score). Also serves harnesses
         (mle_gym.harness), which have no steps."""
+        self._integrity.validations += 1
         self._snapshot(force=True)
         path = self._fetch_submission()
         if path is None:
@@ -424,6 +437,8 @@ class CompetitionEnv(gym.Env):
             log.warning("submission snapshot skipped: %s: %s", type(exc).__name__, exc)
 
     def _grade_file(self, path: Path | None) -> GradeReport:
+        if not self._ending:
+            self._integrity.grades_before_end += 1
         return grade_bounded(
             self.competition.id,
             path,
