@@ -4,9 +4,9 @@ submission present, snapshots on against snapshots off, and a step that changes 
     python benchmarks/snapshot_cost.py [--backend local|docker|both] [--repeats N] [--rows N]
 
 An unchanged submission costs one stat of the file after the step (the stamp matches);
-a changed one costs a copy out and a sha256 of the file; looks after steps are spaced so
-they take at most 5% of the episode's time (mle_gym/envs/snapshots.py). Steps alternate between the two
-envs so drift in the machine's load falls on both alike.
+a changed one costs a copy out and a sha256 of the file; looks after steps are spaced
+so they take at most 5% of the episode's time (mle_gym/envs/snapshots.py). Steps alternate
+between the two envs so drift in the machine's load falls on both alike.
 """
 
 from __future__ import annotations
@@ -59,10 +59,14 @@ def bench(backend: str, repeats: int, rows: int) -> None:
             start = time.perf_counter()
             env._snapshot(force=True)
             looks.append((time.perf_counter() - start) * 1000)
-        print(f"  one look at an unchanged file (validate's, never skipped): "
-              f"{statistics.median(looks):.2f} ms")
-        print(f"  snapshots kept: {len(env._snapshots.kept)} (looks after steps are spaced "
-              "to take at most 5% of the time)")
+        print(
+            f"  one look at an unchanged file (validate's, never skipped): "
+            f"{statistics.median(looks):.2f} ms"
+        )
+        print(
+            f"  snapshots kept: {len(env._snapshots.kept)} (looks after steps are spaced "
+            "to take at most 5% of the time)"
+        )
     finally:
         for env in envs.values():
             env.close()

@@ -378,7 +378,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     store = RunStore(args.run_dir)
     if not store.episodes.is_dir():
         raise FileNotFoundError(f"{args.run_dir} is not a batch run directory (no episodes/)")
-    records = store.records()
+    from mle_gym import cli_over_time
+
+    if args.over_time:
+        cli_over_time.print_over_time(args, store.records(), args.run_dir, args.json)
+        return 0
+    records = cli_over_time.records_for(args, store.records(), args.run_dir)
     summary = aggregate(records)
     if args.json:
         data = summary.to_dict()
@@ -693,6 +698,9 @@ def build_parser() -> argparse.ArgumentParser:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print JSON")
     fmt.add_argument("--csv", action="store_true", help="print CSV (the summary rows)")
+    from mle_gym.cli_over_time import add_options as add_over_time_options
+
+    add_over_time_options(p)
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("build-image", help="build the Docker image agents run in")

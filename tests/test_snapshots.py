@@ -89,7 +89,8 @@ def test_three_submissions_are_kept_and_graded_only_after_the_episode(
         assert metric_calls.read_text() == "graded\n"  # the final submission, once
         kept = info["snapshots"]["kept"]
         # each kept after its step, or at the validate that follows when looks are spaced
-        assert [s["step"] in (k, k + 1) for s, k in zip(kept, (4, 7, 10))] == [True] * 3
+        assert len(kept) == 3
+        assert all(s["step"] in (k, k + 1) for s, k in zip(kept, (4, 7, 10), strict=True))
         assert kept[0]["elapsed"] < kept[1]["elapsed"] - 1 < kept[2]["elapsed"] - 2
         assert [s["final"] for s in kept] == [False, False, True]
         assert [s["bytes"] for s in kept] == [len(t.encode()) for t in (first, second, third)]
@@ -159,9 +160,7 @@ def test_a_rewrite_loop_and_huge_submissions_stay_within_the_bounds(
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         for i in range(6):
             # 40 MiB, different each time (the first line says which)
-            env.step(
-                f"(echo {i}; head -c {40 * MIB} /dev/zero | tr '\\0' 'x') > {SUBMISSION}"
-            )
+            env.step(f"(echo {i}; head -c {40 * MIB} /dev/zero | tr '\\0' 'x') > {SUBMISSION}")
             env.step({"tool": "validate"})
             assert _disk_use(folder) <= bounds["max_bytes"] + 64 * 1024  # + the index
         kept = env._snapshots.kept

@@ -28,9 +28,9 @@ from mle_gym.data.cache import CompetitionDirs, NotPrepared
 from mle_gym.data.prepare import prepare
 from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
 from mle_gym.envs.info_values import optional, optional_numbers
-from mle_gym.envs.messages import OBSERVATION_FORMATS, ChatMessages, opening, tool_result
 from mle_gym.envs.integrity import IntegrityLog
 from mle_gym.envs.kept_code import CodeBounds, keep_code
+from mle_gym.envs.messages import OBSERVATION_FORMATS, ChatMessages, opening, tool_result
 from mle_gym.envs.snapshots import SnapshotKeeper, elapsed_since
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
 from mle_gym.grading.bounded import GradingLimits, check_bounded, grade_bounded

@@ -409,7 +409,7 @@ class DockerSandbox(ShellBackedSandbox):
         code, out, _ = self._run_exec(["stat", "-L", "-c", "%F|%s|%i:%s:%.9Y:%.9Z", "--", path])
         if code != 0:
             return None
-        kind, size, stamp = (out.decode(errors="replace").strip().split("|") + ["", ""])[:3]
+        kind, size, stamp = [*out.decode(errors="replace").strip().split("|"), "", ""][:3]
         mapped = {"directory": "dir", "regular file": "file", "regular empty file": "file"}
         return FileInfo(mapped.get(kind, "other"), int(size) if size.isdigit() else 0, stamp)
 
