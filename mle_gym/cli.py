@@ -386,9 +386,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     records = cli_over_time.records_for(args, store.records(), args.run_dir)
     summary = aggregate(records)
     if args.json:
-        from mle_gym.analysis.integrity import integrity_summary
-
-        data = {**summary.to_dict(), "integrity": integrity_summary(records)}
+        data = summary.to_dict()
         if args.episodes:
             data["episode_rows"] = [_episode_json(r) for r in records]
         print(json.dumps(data, indent=2))

@@ -20,7 +20,9 @@ AUDITS_DIR = "audits"
 
 def add_audit_parser(sub: Any) -> None:
     p = sub.add_parser("audit", help="check a run is clean: plagiarism, rule violations")
-    audits = p.add_subparsers(dest="audit", required=True, metavar="AUDIT")
+    audits = p.add_subparsers(
+        dest="audit", required=True, metavar="AUDIT", help="plagiarism, fetch-kernels or rules"
+    )
 
     q = audits.add_parser(
         "plagiarism",
