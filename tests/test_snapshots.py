@@ -152,7 +152,9 @@ def test_a_rewrite_loop_and_huge_submissions_stay_within_the_bounds(
             f"{SUBMISSION}.tmp; mv {SUBMISSION}.tmp {SUBMISSION}; done' >/dev/null 2>&1 & "
             "echo $! > /tmp/loop.pid"
         )
+        env.step(f"while [ ! -s {SUBMISSION} ]; do sleep 0.01; done")
         for _ in range(12):
+            env.step("sleep 0.05")  # the loop rewrites meanwhile
             env.step({"tool": "validate"})  # a validate always looks
         folder = env._snapshots.directory
         assert 1 <= len(env._snapshots.kept) <= 4 and env._snapshots.thinned >= 8
