@@ -30,6 +30,7 @@ __all__ = [
     "__version__",
     "action_from_tool_call",
     "evaluate",
+    "evaluate_snapshots",
     "make_vec",
     "run_episode",
     "run_harness",
@@ -38,8 +39,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """`make_vec`, `run_episode`, `evaluate`, `run_harness`, `tool_schemas` and
-    `action_from_tool_call`, imported on first use; `ENV_IDS`, the registered env ids."""
+    """`make_vec`, `run_episode`, `evaluate`, `evaluate_snapshots`, `run_harness`,
+    `tool_schemas` and `action_from_tool_call`, imported on first use; `ENV_IDS`, the
+    registered env ids."""
     if name == "ENV_IDS":
         return _register()
     if name == "make_vec":
@@ -50,10 +52,10 @@ def __getattr__(name: str) -> Any:
         from mle_gym.runner import run_episode
 
         return run_episode
-    if name == "evaluate":
-        from mle_gym.evaluation import evaluate
+    if name in ("evaluate", "evaluate_snapshots"):
+        from mle_gym import evaluation
 
-        return evaluate
+        return getattr(evaluation, name)
     if name == "run_harness":
         from mle_gym.harness import run_harness
 

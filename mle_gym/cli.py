@@ -739,6 +739,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_report_parser(sub, SPLITS)
 
+    from mle_gym.cli_audit import add_audit_parser
+
+    add_audit_parser(sub)
+
     p = sub.add_parser("build-image", help="build the Docker image agents run in")
     p.add_argument(
         "--offline",

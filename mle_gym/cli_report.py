@@ -71,6 +71,9 @@ def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
         help="mlebench: the counted episodes as MLE-bench's grading report (for its "
         "aggregate_grading_reports.py or a leaderboard entry)",
     )
+    from mle_gym.cli_over_time import add_options as add_over_time_options
+
+    add_over_time_options(p)
     p.set_defaults(func=cmd_report)
 
 
@@ -126,6 +129,17 @@ def cmd_report(args: argparse.Namespace) -> int:
         write_run_report(args.run_dir)
         if fmt == "table":
             _print_regrade(regraded)
+    if args.over_time:
+        from mle_gym.cli_over_time import print_over_time
+
+        print_over_time(args, run, rule_of(args), as_json=fmt == "json")
+        return 0
+    if args.at is not None:  # the whole report as if every episode had stopped then
+        from dataclasses import replace
+
+        from mle_gym.analysis.over_time import records_at
+
+        run = replace(run, records=tuple(records_at(run.records, run.root, args.at)))
     summary = aggregate(run, rule_of(args))
     if fmt == "mlebench":
         return _print_mlebench(run, summary, args.split)

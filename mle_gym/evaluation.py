@@ -9,6 +9,7 @@ the grading and data layers because it finds the answers in the data cache.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,10 @@ from mle_gym.data.cache import CompetitionDirs, NotPrepared
 from mle_gym.grading.bounded import GradingLimits, grade_bounded
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.rewards import REWARD_MODES
+
+#: The snapshot folder's index (mle_gym.envs.snapshots.INDEX_FILE; not imported, so that
+#: grading a file off the env loads no env code).
+SNAPSHOT_INDEX = "snapshots.json"
 
 
 def evaluate(
@@ -47,3 +52,31 @@ def evaluate(
     path = Path(submission_path)
     report = grade_bounded(comp.id, path if path.is_file() else None, dirs.private, limits=limits)
     return outcome(report, reward_mode)
+
+
+def evaluate_snapshots(
+    competition_id: str,
+    snapshots: dict[str, Any] | str | os.PathLike,
+    reward_mode: str = "normalized",
+    *,
+    root: str | os.PathLike | None = None,
+    limits: GradingLimits | None = None,
+) -> list[dict[str, Any]]:
+    """Grade an episode's submission snapshots, after the episode (the env never grades them).
+
+    `snapshots` is the final step's `info["snapshots"]`, or a folder holding their
+    snapshots.json (a batch episode's `snapshots/`). Returns one dict per snapshot, oldest
+    first: its step, elapsed seconds, sha256, bytes and `final`, its `path`, and what
+    `evaluate` gives for it (reward, score, medals, report).
+    """
+    if isinstance(snapshots, dict):
+        index, folder = snapshots, Path(snapshots["dir"])
+    else:
+        folder = Path(snapshots)
+        index = json.loads((folder / SNAPSHOT_INDEX).read_text())
+    graded = []
+    for entry in index["kept"]:
+        path = folder / Path(entry["file"]).name
+        result = evaluate(competition_id, path, reward_mode, root=root, limits=limits)
+        graded.append({**entry, "path": str(path), **result})
+    return graded

@@ -1,4 +1,5 @@
-"""Reading run directories: MLE-bench's aggregation, pass@k, published figures, exports.
+"""Reading run directories: MLE-bench's aggregation, pass@k, score over time, published
+figures, audits, exports.
 
 Batch writes run directories and knows nothing of this package; the CLI reads runs through it.
 """

@@ -17,6 +17,7 @@ from mle_gym.batch.provenance import episode_provenance
 from mle_gym.batch.recorder import TrajectoryRecorder
 from mle_gym.batch.spec import EpisodeTask
 from mle_gym.batch.store import (
+    GRADED_SNAPSHOTS_FILE,
     PROVENANCE_FILE,
     REPORT_FILE,
     RESULT_FILE,
@@ -77,8 +78,11 @@ def run_task(
         if not env.unwrapped.started:  # the first step found no sandbox: nothing to grade
             raise SandboxNeverStarted((episode.report or {}).get("error") or "no sandbox")
         kept = env.kept_submission
+        snapshots = env.kept_snapshots
+        code = env.kept_code or {}
     finally:
         close(env)
+    graded_snapshots = grade_snapshots(task.competition_id, snapshots, directory)
     report = episode.report or {}
     last = episode.steps[-1] if episode.steps else None
     result = {
@@ -90,8 +94,15 @@ def run_task(
         "total_reward": episode.total_reward,
         "seconds": round(time.monotonic() - started, 3),
         "submission": kept.name if kept else None,
+        "snapshots": graded_snapshots,
+        "code": {
+            "files": len(code.get("files", ())),
+            "kept_bytes": code.get("kept_bytes"),
+            "error": code.get("error"),
+        },
         "sandbox": last.info.get("sandbox") if last else None,
         "episode_error": error,
+        "integrity": integrity_record(task, last.info if last else {}),
         **{name: report.get(name) for name in SUMMARY_FIELDS},
     }
     write_json(directory / REPORT_FILE, report)
@@ -144,6 +155,29 @@ def _ungraded(env: TrajectoryRecorder, reason: str) -> dict[str, Any]:
     competition = env.unwrapped.competition
     report = grade_bounded(competition.id, None, CompetitionDirs.of(competition.id).private)
     return replace(report, error=reason).to_dict()
+
+
+def integrity_record(task: EpisodeTask, info: dict[str, Any]) -> dict[str, Any] | None:
+    """The env's integrity record (envs/integrity.py) with what the run adds: the task
+    variant asked for. Deliberate differences from MLE-bench are joined in by the report,
+    which reads them per competition."""
+    record = info.get("integrity")
+    if record is None:
+        return None
+    return {**record, "task_variant": task.env_kwargs.get("task") or "default"}
+
+
+def grade_snapshots(competition_id: str, snapshots: Path | None, directory: Path) -> int:
+    """Grade the episode's snapshots now that it is over (snapshots.json); how many."""
+    if snapshots is None:
+        return 0
+    from mle_gym.evaluation import evaluate_snapshots
+
+    graded = evaluate_snapshots(competition_id, snapshots)
+    for entry in graded:  # relative to the episode's folder, so the run directory can move
+        entry["path"] = str(Path(entry["path"]).relative_to(directory))
+    write_json(directory / GRADED_SNAPSHOTS_FILE, graded)
+    return len(graded)
 
 
 def with_gpus(env_kwargs: dict[str, Any], gpus: Sequence[str] | None) -> dict[str, Any]:

@@ -10,6 +10,9 @@ from typing import Any
 
 import gymnasium as gym
 
+from mle_gym.batch.store import CODE_DIR, SNAPSHOTS_DIR
+from mle_gym.evaluation import SNAPSHOT_INDEX
+
 
 class TrajectoryRecorder(gym.Wrapper):
     """Appends `{"event": "reset", ...}` and one `{"event": "step", ...}` line per step to
@@ -17,8 +20,9 @@ class TrajectoryRecorder(gym.Wrapper):
     `policy`, each step line also carries what the policy said about choosing the action
     (`policy.last_step_info`, e.g. an LLM's tokens and cost), as `run_episode` reads it.
 
-    When an episode ends, the submission file is copied next to the trajectory: the sandbox
-    is still up until the next reset or close, and no agent command runs after the grading.
+    When an episode ends, the submission file is copied next to the trajectory, and its
+    snapshots (`info["snapshots"]`, ungraded) into `snapshots/`: the sandbox is still up until
+    the next reset or close, and no agent command runs after the grading.
     On close, a policy that keeps totals (`policy.usage.to_dict()`: model calls, tokens, cost)
     adds one `{"event": "usage", ...}` line, which also counts calls that led to no step.
     """
@@ -30,11 +34,15 @@ class TrajectoryRecorder(gym.Wrapper):
         self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115  (closed in close())
         self._episode = -1
         self.kept_submission: Path | None = None
+        self.kept_snapshots: Path | None = None
+        self.kept_code: dict[str, Any] | None = None
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict]:
         observation, info = self.env.reset(**kwargs)
         self._episode += 1
         self.kept_submission = None
+        self.kept_snapshots = None
+        self.kept_code = None
         self._write(
             {"event": "reset", "episode": self._episode, "observation": observation, "info": info}
         )
@@ -61,6 +69,8 @@ class TrajectoryRecorder(gym.Wrapper):
         self._write(record)
         if terminated or truncated:
             self.kept_submission = self._keep_submission(info)
+            self.kept_snapshots = self._keep_snapshots(info)
+            self.kept_code = self._keep_code()
         return observation, reward, terminated, truncated, info
 
     def record_error(self, error: str) -> None:
@@ -87,4 +97,28 @@ class TrajectoryRecorder(gym.Wrapper):
             return None
         dest = self.path.parent / Path(graded).name
         shutil.copyfile(graded, dest)
+        return dest
+
+    def _keep_code(self) -> dict[str, Any] | None:
+        """The episode's /home/code, bounded, in `code/` (index: code.json)."""
+        keep = getattr(self.env.unwrapped, "keep_code", None)
+        if keep is None:
+            return None
+        try:
+            return keep(self.path.parent / CODE_DIR)
+        except Exception as exc:  # a record must not cost the episode its result
+            return {"error": f"{type(exc).__name__}: {exc}"}
+
+    def _keep_snapshots(self, info: dict[str, Any]) -> Path | None:
+        """The kept snapshot files and their index, in `snapshots/` beside the trajectory."""
+        snapshots = info.get("snapshots")
+        if not snapshots:
+            return None
+        source, dest = Path(snapshots["dir"]), self.path.parent / SNAPSHOTS_DIR
+        dest.mkdir(exist_ok=True)
+        for entry in snapshots["kept"]:
+            name = Path(entry["file"]).name
+            shutil.copyfile(source / name, dest / name)
+        index = {**snapshots, "dir": SNAPSHOTS_DIR}
+        (dest / SNAPSHOT_INDEX).write_text(json.dumps(index, indent=2))
         return dest

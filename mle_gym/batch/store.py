@@ -10,6 +10,10 @@
         trajectory.jsonl           the reset, every step, and an error that ended the episode,
                                    one JSON object a line
         <submission file>          the final submission, as graded
+        snapshots/                 the submission each time it changed (ungraded copies)
+        snapshots.json             those snapshots with their grades, made after the episode
+        code/, code.json           the kept /home/code: small files, and every file's size
+                                   and sha256 (big ones listed, not copied)
         report.json                the grading report
         provenance.json            host, image, data checksums: what may differ per episode
         result.json                steps, total reward, duration (written last by the worker)
@@ -41,6 +45,9 @@ BATCH_FILE = "batch.json"
 STATUS_FILE = "status.json"
 TASK_FILE = "task.json"
 TRAJECTORY_FILE = "trajectory.jsonl"
+SNAPSHOTS_DIR = "snapshots"
+CODE_DIR = "code"
+GRADED_SNAPSHOTS_FILE = "snapshots.json"
 REPORT_FILE = "report.json"
 RESULT_FILE = "result.json"
 LOG_FILE = "episode.log"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import math
 import numbers
 import sys
@@ -28,6 +29,8 @@ from mle_gym.data.cache import CompetitionDirs, NotPrepared
 from mle_gym.data.prepare import prepare
 from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
 from mle_gym.envs.info_values import optional, optional_numbers
+from mle_gym.envs.integrity import IntegrityLog
+from mle_gym.envs.kept_code import CodeBounds, keep_code
 from mle_gym.envs.messages import OBSERVATION_FORMATS, ChatMessages, opening, tool_result
 from mle_gym.envs.mlebench_setup import MLEBenchSetup, hardware
 from mle_gym.envs.mlebench_task import (
@@ -37,8 +40,9 @@ from mle_gym.envs.mlebench_task import (
     find_mlebench_dir,
     mlebench_variables,
 )
+from mle_gym.envs.snapshots import SnapshotKeeper, elapsed_since
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
-from mle_gym.grading.bounded import GradingLimits, grade_bounded, warm_up
+from mle_gym.grading.bounded import GradingLimits, check_bounded, grade_bounded, warm_up
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.report import GradeReport
 from mle_gym.grading.rewards import REWARD_MODES
@@ -52,6 +56,8 @@ from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, edito
 from mle_gym.tools.actions import CALL_ID
 from mle_gym.tools.bash import describe_result, run_bash
 from mle_gym.tools.runtime import runtime_versions
+
+log = logging.getLogger(__name__)
 
 
 class CompetitionEnv(gym.Env):
@@ -73,6 +79,7 @@ class CompetitionEnv(gym.Env):
         concurrent_episodes: int | None = None,
         task: str = "mle_gym",
         mlebench_dir: str | Path | None = None,
+        snapshots: bool | dict[str, int] = True,
     ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -107,6 +114,7 @@ class CompetitionEnv(gym.Env):
                 f"{sandbox_options!r}"
             )
         check_options(backend, sandbox_options or {})
+        self._snapshot_bounds = _snapshot_bounds(snapshots)
         self.competition = get_competition(competition_id)
         #: "mle_gym" (our statement), or MLE-bench's own task read from the user's checkout.
         self.task = task
@@ -147,6 +155,10 @@ class CompetitionEnv(gym.Env):
         #: The Python and library versions the agent's code runs with (tools/runtime.py).
         self._runtime: dict[str, str] = {}
         self._host_dir: Path | None = None
+        self._snapshots: SnapshotKeeper | None = None
+        self._cap: int | None = None
+        self._integrity = IntegrityLog(network=bool(network))
+        self._ending = False
         self._steps = 0
         self._started: float | None = None
         self._done = True
@@ -177,6 +189,8 @@ class CompetitionEnv(gym.Env):
         self._steps = 0
         self._started = None
         self._done = False
+        self._integrity = IntegrityLog(network=bool(self.network))
+        self._ending = False
         task, manual = self._task(), self._manual()
         self._last_observation = f"{task}\n{manual}"
         first = opening(manual, task) if self.observation_format == "messages" else None
@@ -199,6 +213,11 @@ class CompetitionEnv(gym.Env):
             )
             more_binds, files = self._mlebench_setup.mounts(self.sandbox.paths.data)
             spec = replace(spec, binds=(*spec.binds, *more_binds), files=(*spec.files, *files))
+        if self._snapshot_bounds is not None:
+            suffix = Path(self.competition.submission.filename).suffix
+            self._snapshots = SnapshotKeeper(
+                self._host_dir / "snapshots", suffix=suffix, **self._snapshot_bounds
+            )
         self.sandbox.start(spec)
         self._runtime = runtime_versions(self.sandbox)
         if self._mlebench_setup is not None:
@@ -253,6 +272,7 @@ class CompetitionEnv(gym.Env):
                     log_name=f"step-{self._steps:05d}.log",
                 )
                 exit_code, timed_out = result.exit_code, result.timed_out
+                self._integrity.note_limits(timed_out, result.notes)
                 observation = describe_result(result)
                 if result.shell_restarted and self._mlebench_setup is not None:
                     observation += self._mlebench_setup.reconnect(self.sandbox)
@@ -269,10 +289,12 @@ class CompetitionEnv(gym.Env):
         except Exception as exc:  # a sandbox failure must not end the episode ungraded
             self._raise_if_lost(exc)
             observation = f"Error: the {tool} step failed: {type(exc).__name__}: {exc}"
+        self._snapshot(force=False)
         truncated = not terminated and (self._steps >= self.max_steps or self._time_left() <= 0)
         reward = 0.0
         info = self._info(exit_code=exit_code, timed_out=timed_out, tool=tool)
         if terminated or truncated:
+            self._ending = True
             report = self._grade()
             reward = outcome(report, self.reward_mode)["reward"]
             info["report"] = optional_numbers(report.to_dict())
@@ -280,6 +302,15 @@ class CompetitionEnv(gym.Env):
             if graded.is_file():
                 # the very file that was graded, on the host, until the next reset() or close()
                 info["graded_submission"] = str(graded)
+            if self._snapshots is not None:
+                if graded.is_file():
+                    self._snapshots.offer_file(
+                        graded, self._steps, elapsed_since(self._started), final=True
+                    )
+                # ungraded copies, on the host until the next reset() or close():
+                # mle_gym.evaluate_snapshots grades them
+                info["snapshots"] = self._snapshots.to_dict()
+            info["integrity"] = self._integrity.record(info.get("snapshots"))
             if truncated:
                 observation += (
                     "\n[The episode's budget is spent; the current submission was graded.]"
@@ -356,6 +387,7 @@ class CompetitionEnv(gym.Env):
         self._pending = None
         self._started = None
         self._runtime = {}
+        self._snapshots = None
         attempt("stopping the sandbox", self.sandbox.stop)
         if self._mlebench_setup is not None:
             attempt("closing MLE-bench's endpoint", self._mlebench_setup.close)
@@ -422,28 +454,69 @@ class CompetitionEnv(gym.Env):
     def _submission_path(self) -> str:
         return f"{self.sandbox.paths.submission}/{self.competition.submission.filename}"
 
+    def _submission_cap(self) -> int:
+        """The copy-out cap, read once per env (it reads the answers' sizes)."""
+        if self._cap is None:
+            self._cap = submission_cap(self.dirs.private)
+        return self._cap
+
     def _fetch_submission(self) -> Path | None:
         assert self._host_dir is not None
         dest = self._host_dir / self.competition.submission.filename
         dest.unlink(missing_ok=True)
-        cap = submission_cap(self.dirs.private)
+        cap = self._submission_cap()
         copied = copy_out(self.sandbox, self._submission_path(), dest, cap)
+        if not copied:  # nothing at the path: leave no empty file to pass for a submission
+            dest.unlink(missing_ok=True)
         return dest if copied else None
 
     def check_submission(self) -> tuple[bool, str]:
         """The validate tool's answer: whether the current submission file is valid, and
         the message saying so or why not (never its score). Also serves harnesses
         (mle_gym.harness), which have no steps."""
+        self._integrity.validations += 1
+        self._snapshot(force=True)
         path = self._fetch_submission()
         if path is None:
             return False, (
                 f"No submission yet: write {self.sandbox.paths.submission}/"
                 f"{self.competition.submission.filename}."
             )
-        report = self._grade_file(path)
-        if report.valid_submission:
+        # validity only: no metric runs during the episode, so no score exists to leak
+        reason = check_bounded(
+            self.competition.id,
+            path,
+            self.dirs.private,
+            shown_path=self._submission_path(),
+            limits=self.grading_limits,
+        )
+        if reason is None:
             return True, "The submission is valid."
-        return False, f"The submission is invalid: {report.error}"
+        return False, f"The submission is invalid: {reason}"
+
+    def keep_code(self, dest: Path, bounds: CodeBounds | None = None) -> dict[str, Any] | None:
+        """Copy the episode's code folder to `dest` on the host, bounded (envs/kept_code.py),
+        after the episode ended and before the next reset() or close(); None when it never
+        started. Returns the index written beside `dest` (code.json)."""
+        if not self.started:
+            return None
+        return keep_code(self.sandbox, self.sandbox.paths.code, dest, bounds or CodeBounds())
+
+    def _snapshot(self, *, force: bool) -> None:
+        """Keep the submission if it changed (never graded here: see envs/snapshots.py)."""
+        if self._snapshots is None or not self.started:
+            return
+        try:
+            self._snapshots.offer(
+                self.sandbox,
+                self._submission_path(),
+                self._submission_cap(),
+                self._steps,
+                elapsed_since(self._started),
+                force=force,
+            )
+        except Exception as exc:  # a record must never break the step it follows
+            log.warning("submission snapshot skipped: %s: %s", type(exc).__name__, exc)
 
     def check_file(self, path: Path) -> tuple[bool, str]:
         """MLE-bench's validation answer for a submission file on the host (its grading
@@ -457,6 +530,8 @@ class CompetitionEnv(gym.Env):
         )
 
     def _grade_file(self, path: Path | None) -> GradeReport:
+        if not self._ending:
+            self._integrity.grades_before_end += 1
         return grade_bounded(
             self.competition.id,
             path,
@@ -505,6 +580,23 @@ class CompetitionEnv(gym.Env):
             "logs": p.logs,
         }
         return info
+
+
+def _snapshot_bounds(snapshots: bool | dict[str, int]) -> dict[str, int] | None:
+    """The keeper's bounds from the env's `snapshots` argument (None: keep none)."""
+    if snapshots is True:
+        return {}
+    if snapshots is False:
+        return None
+    if not isinstance(snapshots, dict) or not set(snapshots) <= {"max_count", "max_bytes"}:
+        raise ValueError(
+            "snapshots must be True, False or a dict with max_count and/or max_bytes, "
+            f"got {snapshots!r}"
+        )
+    for name, value in snapshots.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"snapshots[{name!r}] must be a positive integer, got {value!r}")
+    return dict(snapshots)
 
 
 def _time_limit_above() -> int | None:

@@ -33,7 +33,7 @@ from mle_gym.competitions import get_competition
 from mle_gym.extras import install_hint
 from mle_gym.forks import FORK_LOCK
 from mle_gym.grading.errors import AnswerKeyError
-from mle_gym.grading.grader import grade
+from mle_gym.grading.grader import check_submission, grade
 from mle_gym.grading.report import GradeReport
 
 
@@ -61,9 +61,11 @@ def _failed(competition_id: str, shown: str | None, reason: str) -> GradeReport:
 
 def _grade_in_child(
     competition_id: str, submission: Path | None, private: Path, shown: str | None,
-    limits: GradingLimits, out: Path,
+    limits: GradingLimits, out: Path, check_only: bool = False,
 ) -> None:  # fmt: skip
-    """The forked child: take the limits, grade, leave the pickled report in `out`."""
+    """The forked child: take the limits, grade, leave the pickled report in `out`. With
+    `check_only`, only validate: the pickled result is the reason the file is invalid or
+    None, and no metric runs (no score exists to leak)."""
     import pyarrow  # imported by `_preload` before the fork: no import happens here
 
     # The parent's objects are not this child's garbage: left out of its collections, they
@@ -77,7 +79,11 @@ def _grade_in_child(
     # lower still, but at the memory limit it crashed the child where malloc fails cleanly.)
     pyarrow.set_memory_pool(pyarrow.system_memory_pool())
     try:
-        report = grade(get_competition(competition_id), submission, private, shown_path=shown)
+        comp = get_competition(competition_id)
+        if check_only:
+            out.write_bytes(pickle.dumps(check_submission(comp, submission, private)))
+            return
+        report = grade(comp, submission, private, shown_path=shown)
     except AnswerKeyError as exc:  # the parent raises it
         out.write_bytes(pickle.dumps(AnswerKeyError(str(exc))))
         return
@@ -142,6 +148,35 @@ def grade_bounded(
     limits: GradingLimits | None = None,
 ) -> GradeReport:
     """`grade` in a child process under `limits`; any failure is an invalid report."""
+    return _bounded(competition_id, submission, private_dir, shown_path, limits, False)
+
+
+def check_bounded(
+    competition_id: str,
+    submission: Path | None,
+    private_dir: Path,
+    *,
+    shown_path: str | None = None,
+    limits: GradingLimits | None = None,
+) -> str | None:
+    """Whether `submission` would be graded, checked in a bounded child without computing
+    any score (the validate tool): None when valid, else the reason."""
+    if submission is None or not submission.is_file():
+        return "no submission file"
+    result = _bounded(competition_id, submission, private_dir, shown_path, limits, True)
+    if isinstance(result, GradeReport):  # the child failed: the failure's report says why
+        return result.error
+    return result
+
+
+def _bounded(
+    competition_id: str,
+    submission: Path | None,
+    private_dir: Path,
+    shown_path: str | None,
+    limits: GradingLimits | None,
+    check_only: bool,
+) -> GradeReport | str | None:  # fmt: skip
     limits = limits or GradingLimits()
     _preload()
     get_competition(competition_id)  # loads the catalog here, not in the child
@@ -156,7 +191,9 @@ def grade_bounded(
             os.close(gone)
             code = 0
             try:
-                _grade_in_child(competition_id, submission, private_dir, shown_path, limits, out)
+                _grade_in_child(
+                    competition_id, submission, private_dir, shown_path, limits, out, check_only
+                )
             except BaseException:
                 code = 1
             finally:

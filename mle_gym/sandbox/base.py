@@ -168,10 +168,15 @@ class SandboxFileError(OSError):
 
 @dataclass(frozen=True)
 class FileInfo:
-    """What is at a path inside the sandbox: "file", "dir" or "other", and its size."""
+    """What is at a path inside the sandbox: "file", "dir" or "other", and its size.
+
+    `stamp` changes whenever the file may have changed (inode, size, modification and change
+    times), so a caller that keeps copies (submission snapshots) copies only after a change;
+    the change time cannot be set back by the agent. None when the backend cannot tell."""
 
     kind: str
     size: int
+    stamp: str | None = None
 
 
 @dataclass(frozen=True)

@@ -454,12 +454,12 @@ class DockerSandbox(ShellBackedSandbox):
         return int(code if code is not None else -1), out or b"", err or b""
 
     def stat_file(self, path: str) -> FileInfo | None:
-        code, out, _ = self._run_exec(["stat", "-L", "-c", "%F|%s", "--", path])
+        code, out, _ = self._run_exec(["stat", "-L", "-c", "%F|%s|%i:%s:%.9Y:%.9Z", "--", path])
         if code != 0:
             return None
-        kind, _, size = out.decode(errors="replace").strip().rpartition("|")
+        kind, size, stamp = [*out.decode(errors="replace").strip().split("|"), "", ""][:3]
         mapped = {"directory": "dir", "regular file": "file", "regular empty file": "file"}
-        return FileInfo(mapped.get(kind, "other"), int(size) if size.isdigit() else 0)
+        return FileInfo(mapped.get(kind, "other"), int(size) if size.isdigit() else 0, stamp)
 
     @staticmethod
     def _refusal(code: int, path: str, err: bytes) -> SandboxFileError:

@@ -200,7 +200,8 @@ def _stat(root: int, relative: str) -> FileInfo | None:
     kind = (
         "dir" if stat.S_ISDIR(info.st_mode) else "file" if stat.S_ISREG(info.st_mode) else "other"
     )
-    return FileInfo(kind=kind, size=info.st_size)
+    stamp = f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+    return FileInfo(kind=kind, size=info.st_size, stamp=stamp)
 
 
 def _read(root: int, relative: str, shown: str, max_bytes: int) -> bytes:

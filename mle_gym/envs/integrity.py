@@ -1,0 +1,48 @@
+"""What an episode's result must show to be trusted: the integrity record.
+
+MLE-bench's users ask for machine-checkable evidence that no test signal reached an agent
+(openai/mle-bench issues 124 and 138). The env counts what would carry such a signal as it
+happens (validations asked for, grades made before the end) and what bounded the agent
+(limits hit), and hands the record over in the final `info["integrity"]`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Distinct limit notes kept per episode (an agent can hit the same limit every step).
+MAX_NOTES = 20
+
+
+@dataclass
+class IntegrityLog:
+    network: bool
+    validations: int = 0
+    #: Grades (metric runs) made before the episode's final grade: 0 unless something
+    #: graded mid-episode, which would let a score reach the agent or its policy.
+    grades_before_end: int = 0
+    step_timeouts: int = 0
+    limit_notes: list[str] = field(default_factory=list)
+
+    def note_limits(self, timed_out: bool, notes: list[str]) -> None:
+        self.step_timeouts += int(timed_out)
+        for note in notes:
+            if note not in self.limit_notes and len(self.limit_notes) < MAX_NOTES:
+                self.limit_notes.append(note)
+
+    def record(self, snapshots: dict[str, Any] | None) -> dict[str, Any]:
+        """The record for the final `info`; `snapshots` is the final snapshot index."""
+        kept = (snapshots or {}).get("kept") or []
+        return {
+            "validations": self.validations,
+            "grades_before_end": self.grades_before_end,
+            "score_exposed_during_episode": self.grades_before_end > 0,
+            "network": self.network,
+            # the step after which the graded content was last found written
+            "last_submission_write_step": kept[-1]["step"] if kept else None,
+            "submission_snapshots": len(kept),
+            "hit_limit": bool(self.step_timeouts or self.limit_notes),
+            "step_timeouts": self.step_timeouts,
+            "limit_notes": list(self.limit_notes),
+        }

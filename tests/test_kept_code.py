@@ -1,0 +1,78 @@
+"""Kept code: /home/code copied to the host after the episode, bounded whatever the agent
+put there, big files listed with size and sha256; a forged listing reads nothing outside."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from mle_gym.envs import CompetitionEnv
+from mle_gym.envs.kept_code import CodeBounds
+
+KIB, MIB = 1024, 1024**2
+SCRIPT = "import sklearn\nprint('train')\n"
+
+
+@pytest.fixture
+def digits_env_home(digits_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MLE_GYM_HOME", str(digits_home))
+    return digits_home
+
+
+def _disk_use(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def test_huge_and_many_files_in_code_stay_within_the_bounds(
+    digits_env_home: Path, backend: str, tmp_path: Path
+) -> None:
+    bounds = CodeBounds(max_bytes=2 * MIB, max_file_bytes=256 * KIB, max_files=300)
+    env = CompetitionEnv("sklearn-digits", backend=backend, step_timeout=120)
+    try:
+        env.reset(seed=0)
+        env.step({"tool": "create", "path": "/home/code/a_main.py", "file_text": SCRIPT})
+        env.step(
+            "cd /home/code && head -c $((20*1024*1024)) /dev/zero > big_weights.bin && "
+            "mkdir many && for i in $(seq 1 40); do head -c 200000 /dev/zero > many/$i.npy; "
+            "done && for i in $(seq 1 500); do echo $i > many/s$i.txt; done && "
+            "ln -s /etc/passwd link && ln -s / root_link"
+        )
+        dest = tmp_path / "episode" / "code"
+        index = env.keep_code(dest, bounds)
+        assert _disk_use(dest) <= bounds.max_bytes
+        assert json.loads((tmp_path / "episode" / "code.json").read_text()) == index
+        files = {f["path"]: f for f in index["files"]}
+        assert len(files) <= bounds.max_files and index["listing_truncated"]
+        assert (dest / "a_main.py").read_text() == SCRIPT and files["a_main.py"]["kept"]
+        weights = files["big_weights.bin"]
+        assert not weights["kept"] and weights["bytes"] == 20 * MIB
+        assert weights["sha256"] == hashlib.sha256(bytes(20 * MIB)).hexdigest()
+        assert not (dest / "big_weights.bin").exists()
+        assert "link" not in files and "root_link" not in files  # links are not followed
+        assert sum(f["kept"] for f in files.values()) < len(files)
+    finally:
+        env.close()
+
+
+def test_a_forged_listing_reads_nothing_outside_code(
+    digits_env_home: Path, backend: str, tmp_path: Path
+) -> None:
+    """The agent shadows `find` and `head` in its shell to name files outside /home/code."""
+    env = CompetitionEnv("sklearn-digits", backend=backend, step_timeout=60)
+    try:
+        env.reset(seed=0)
+        env.step(
+            "echo mine > /home/code/ok.py; "
+            "find() { printf '../data/train.csv\\t5\\0' ; printf '/etc/passwd\\t9\\0'; "
+            "printf 'ok.py\\t3\\0'; printf '../../../../etc/hostname\\t7\\0'; }; "
+            "head() { cat; }"
+        )
+        dest = tmp_path / "code"
+        index = env.keep_code(dest)
+        assert [f["path"] for f in index["files"]] == ["ok.py"]
+        assert sorted(p.name for p in dest.rglob("*")) == ["ok.py"]
+    finally:
+        env.close()
