@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.analysis.aggregate import COMPLETE_SEEDS, aggregate
+from mle_gym.analysis.render import shown_splits
 from mle_gym.analysis.runs import Run
 from mle_gym.batch.store import GRADED_SNAPSHOTS_FILE, EpisodeRecord, read_json
 
@@ -125,7 +126,7 @@ def over_time(run: Run, times: Sequence[float], rule: str = COMPLETE_SEEDS) -> l
     points = []
     for seconds in times:
         timed = replace(run, records=tuple(records_at(run.records, run.root, seconds)))
-        for row in aggregate(timed, rule).splits:
+        for row in shown_splits(aggregate(timed, rule)):
             figures = {
                 key: (row.figures[key].mean, row.figures[key].sem)
                 if key in row.figures

@@ -207,13 +207,14 @@ def _bounded(
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
         elif os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and out.is_file():
-            loaded = None
+            unread = object()
+            loaded: object = unread
             with contextlib.suppress(Exception):
                 loaded = pickle.loads(out.read_bytes())
             if isinstance(loaded, AnswerKeyError):
                 raise loaded
-            if loaded is not None:
-                return loaded
+            if loaded is not unread:  # a check's None (valid) is a result too
+                return loaded  # type: ignore[return-value]
     if status is None:
         reason = f"grading took longer than {limits.wall_seconds:g} s"
     elif os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:
