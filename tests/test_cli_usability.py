@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 import mle_gym
-from mle_gym import cli, cli_show
+from mle_gym import cli
+from mle_gym.cli import show as cli_show
 from mle_gym.competitions import all_competitions
 from mle_gym.data import prepare
 from mle_gym.runner import Step

@@ -99,7 +99,8 @@ def test_the_run_command_takes_the_task(checkout, spaceship_home, agent_dir, tmp
     """`mle-gym run ID --harness CMD --task mlebench --mlebench-dir DIR`; batches get the same
     env options."""
     require_bwrap()
-    from mle_gym.cli import _env_kwargs, build_parser
+    from mle_gym.cli import build_parser
+    from mle_gym.cli.common import env_kwargs_from as _env_kwargs
 
     args = build_parser().parse_args(
         ["run", ID, "--seeds", "2", "--task", "mlebench-obfuscated", "--mlebench-dir", "/x"]

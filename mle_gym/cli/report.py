@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mle_gym.cli_show import console, say
+from mle_gym.cli.show import console, say
 
 #: `--split` of `report` -> the row it names.
 ROW_OF_SPLIT = {"lite": "Low", "medium": "Medium", "high": "High", "all": "All"}
@@ -71,7 +71,7 @@ def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
         help="mlebench: the counted episodes as MLE-bench's grading report (for its "
         "aggregate_grading_reports.py or a leaderboard entry)",
     )
-    from mle_gym.cli_over_time import add_options as add_over_time_options
+    from mle_gym.cli.over_time import add_options as add_over_time_options
 
     add_over_time_options(p)
     p.set_defaults(func=cmd_report)
@@ -130,7 +130,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         if fmt == "table":
             _print_regrade(regraded)
     if args.over_time:
-        from mle_gym.cli_over_time import print_over_time
+        from mle_gym.cli.over_time import print_over_time
 
         print_over_time(args, run, rule_of(args), as_json=fmt == "json")
         return 0
@@ -202,7 +202,7 @@ def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse
         for note in notes:
             say(note, style="yellow")
     if args.episodes:
-        from mle_gym import cli_show as show
+        from mle_gym.cli import show
 
         console().print(show.episodes_table(list(run.records)))
     costs = cost_table(summary)

@@ -88,7 +88,7 @@ def harness_batch_options(args: argparse.Namespace) -> tuple[str, dict[str, Any]
 
 def run_harness_command(args: argparse.Namespace) -> int:
     """One harness episode, then its report, reward and where its logs are."""
-    from mle_gym.cli_show import console, print_report, say
+    from mle_gym.cli.show import console, print_report, say
     from mle_gym.grading.report import GradeReport
     from mle_gym.harness.run import run_harness
 

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mle_gym.cli_show import console, say
+from mle_gym.cli.show import console, say
 
 #: Where audits write their findings, in the run directory.
 AUDITS_DIR = "audits"

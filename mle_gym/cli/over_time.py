@@ -7,7 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from mle_gym.cli_show import console
+from mle_gym.cli.show import console
 
 
 def _duration(text: str) -> float:

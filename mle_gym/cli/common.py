@@ -1,0 +1,142 @@
+"""What the CLI's verbs share: split names, the episode options and their parsing."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+DEMO_COMPETITION = "sklearn-digits"
+#: `all` is MLE-bench's 75 (lite + medium + high); dev and demo stay apart.
+SPLITS = ("lite", "medium", "high", "all", "dev", "demo")
+#: The names `baselines.registry` knows (kept here so `--help` need not import it).
+POLICIES = ("scripted", "llm", "mini-swe-agent", "aide", "openhands")
+
+
+def make_policy(name: str, options: dict[str, Any] | None = None) -> Any:
+    from baselines.registry import make_policy as make
+
+    try:
+        return make(name, **(options or {}))
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+
+
+# -- splits -----------------------------------------------------------------------------------
+def split_sizes() -> dict[str, int]:
+    """How many competitions each split has today (an unknown split has none); `all` is not
+    one of them (it is lite + medium + high)."""
+    from mle_gym.competitions import all_competitions
+
+    sizes = dict.fromkeys((s for s in SPLITS if s != "all"), 0)
+    for comp in all_competitions():
+        sizes[comp.split] = sizes.get(comp.split, 0) + 1
+    return sizes
+
+
+def existing_splits() -> str:
+    return ", ".join(f"{name} ({n})" for name, n in split_sizes().items() if n)
+
+
+def split_ids(split: str) -> list[str]:
+    """The ids of `split`; exits with what does exist when it has none yet."""
+    from mle_gym.analysis.splits import split_members
+
+    ids = split_members(split)
+    if not ids:
+        raise SystemExit(
+            f"the {split!r} split has no competitions in mle_gym yet; "
+            f"splits with competitions: {existing_splits()}"
+        )
+    return ids
+
+
+def at_least_one(text: str) -> int:
+    """argparse type: a whole number >= 1 (0 or less would silently run one or no episode)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value
+
+
+def add_env_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("episode")
+    group.add_argument(
+        "--backend",
+        choices=("local", "docker"),
+        default="local",
+        help="sandbox: local (bubblewrap) or docker (default: local)",
+    )
+    group.add_argument(
+        "--seed", type=int, default=0, help="reset seed; a batch uses SEED, SEED+1, ... (default 0)"
+    )
+    group.add_argument(
+        "--time-limit",
+        type=positive_float,
+        dest="time_limit",
+        metavar="SECONDS",
+        help="wall-clock budget of the episode, in seconds (default: the env's, 1 day)",
+    )
+    group.add_argument(
+        "--max-steps",
+        type=at_least_one,
+        dest="max_steps",
+        metavar="N",
+        help="step budget of the episode (default: the env's, 1000)",
+    )
+    group.add_argument(
+        "--step-timeout",
+        type=positive_float,
+        dest="step_timeout",
+        metavar="SECONDS",
+        help="longest one command may run, in seconds (default: the env's, 3600)",
+    )
+    group.add_argument(
+        "--reward-mode",
+        choices=("normalized", "medal", "score"),
+        dest="reward_mode",
+        help="normalized: 0 sample .. 1 gold; medal: 0-3; score: the raw metric "
+        "(default: normalized)",
+    )
+    group.add_argument(
+        "--task",
+        choices=("mle_gym", "mlebench", "mlebench-obfuscated"),
+        help="the prompt: mle_gym's own statement (default), or MLE-bench's instructions and "
+        "competition description (plain or obfuscated) at its container paths, read from "
+        "your MLE-bench checkout (see docs/fidelity.md)",
+    )
+    group.add_argument(
+        "--mlebench-dir",
+        dest="mlebench_dir",
+        metavar="DIR",
+        help="your clone of github.com/openai/mle-bench, for --task mlebench "
+        "(default: $MLE_GYM_MLEBENCH_DIR, else an installed mlebench package)",
+    )
+
+
+def add_split(parser: argparse.ArgumentParser | Any, what: str) -> None:
+    parser.add_argument("--split", choices=SPLITS, help=f"{what} (see `mle-gym list`)")
+
+
+def env_kwargs_from(args: argparse.Namespace) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"backend": args.backend}
+    for name in ("time_limit", "max_steps", "step_timeout", "reward_mode", "task", "mlebench_dir"):
+        if getattr(args, name, None) is not None:
+            kwargs[name] = getattr(args, name)
+    return kwargs
+
+
+def policy_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {k: v for k in ("base_url", "model", "api_key") if (v := getattr(args, k, None))}
