@@ -117,6 +117,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     ids = list(dict.fromkeys([*args.ids, *(split_ids(args.split) if args.split else [])]))
     if args.raw is not None and len(ids) != 1:
         raise SystemExit("--raw takes the files of one competition; name exactly one id")
+    _say_extras([get_competition(i) for i in ids])
     status = 0
     unavailable: list[str] = []
     for competition_id in ids:
@@ -169,6 +170,26 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             style="red",
         )
     return status
+
+
+def _say_extras(competitions: list[Any]) -> None:
+    """Before a long prepare: the extras its competitions need, and which are missing here."""
+    from mle_gym.extras import missing_extras, needed_extras
+
+    needed = needed_extras(competitions)
+    if not needed:
+        return
+    listed = ", ".join(f"{extra} ({len(ids)})" for extra, ids in needed.items())
+    say(f"these competitions need the extras: {listed}", style="dim")
+    missing = missing_extras(needed)
+    if missing:
+        which = "; ".join(f"{extra}: {', '.join(needed[extra])}" for extra in missing)
+        say(
+            f"warning: not installed here: {which}. Those competitions will fail; "
+            "pip install 'mle-gym[competitions]' installs every extra preparing and grading "
+            "needs",
+            style="yellow",
+        )
 
 
 def cmd_grade(args: argparse.Namespace) -> int:

@@ -116,6 +116,9 @@ class Competition:
     #: For competitions without a human leaderboard: named factories of scikit-learn style
     #: models whose scores form the leaderboard (see `mle_gym.grading.reference_panel`).
     reference_panel: dict[str, Callable[[], Any]] | None = None
+    #: The extras of mle-gym (setup.cfg) its prepare or grade imports, so `mle-gym prepare`
+    #: can say up front what a split needs (tests/test_competition_extras.py keeps it true).
+    extras: tuple[str, ...] = ()
 
     @property
     def env_id(self) -> str:

@@ -148,6 +148,7 @@ _id,category_id
 """
 
 COMPETITION = Competition(
+    extras=("archives",),
     id="cdiscount-image-classification-challenge",
     name="Cdiscount’s Image Classification Challenge",
     split="medium",

@@ -96,6 +96,7 @@ Put your code in `{code_dir}`.
 """
 
 COMPETITION = Competition(
+    extras=("images",),
     id="denoising-dirty-documents",
     name="Denoising Dirty Documents",
     split="lite",

@@ -156,6 +156,7 @@ name,invasive
 """
 
 COMPETITION = Competition(
+    extras=("archives",),
     id="invasive-species-monitoring",
     name="Invasive Species Monitoring",
     split="dev",

@@ -175,6 +175,7 @@ id,is_iceberg
 """
 
 COMPETITION = Competition(
+    extras=("archives",),
     id="statoil-iceberg-classifier-challenge",
     name="Statoil/C-CORE Iceberg Classifier Challenge",
     split="medium",

@@ -149,6 +149,7 @@ Labels are compared exactly as written (case and spaces matter). Put your code i
 """
 
 COMPETITION = Competition(
+    extras=("archives",),
     id="tensorflow-speech-recognition-challenge",
     name="TensorFlow Speech Recognition Challenge",
     split="medium",

@@ -222,6 +222,7 @@ Numbers must be finite and sizes positive. Put your code in `{code_dir}`.
 """
 
 COMPETITION = Competition(
+    extras=("detection",),
     id="3d-object-detection-for-autonomous-vehicles",
     name="Lyft 3D Object Detection for Autonomous Vehicles",
     split="high",

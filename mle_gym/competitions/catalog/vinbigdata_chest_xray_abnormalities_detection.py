@@ -137,6 +137,7 @@ and a cell may not be empty. Put your code in `{code_dir}`.
 """
 
 COMPETITION = Competition(
+    extras=("detection",),
     id="vinbigdata-chest-xray-abnormalities-detection",
     name="VinBigData Chest X-ray Abnormalities Detection",
     split="high",
