@@ -8,13 +8,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import pytest
 
+import mle_gym
 from baselines.registry import make_policy
 from baselines.scaffolds.mlab import ENTRIES, MlabPolicy, parse_response
 from tests.agent_support import run_cli_policy, run_policy_episode
 from tests.conftest import require_bwrap
-from tests.llm_server import TRAIN_SCRIPT, Reply, ScriptedLLMServer, last_text, text
+from tests.llm_server import TRAIN_SCRIPT, Reply, ScriptedLLMServer, last_text, sequence, text
+from tests.prerequisites import require_shared
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -64,8 +67,9 @@ def mlab_plan(prompts: list[str]) -> Any:
 def test_research_agent_is_graded(mle_home: Path, backend: str) -> None:
     prompts: list[str] = []
     with ScriptedLLMServer(mlab_plan(prompts)) as server:
-        policy = MlabPolicy(base_url=server.url, model="scripted-mlab")
+        policy = MlabPolicy(base_url=server.url, model="scripted-mlab", max_tokens=512)
         episode = run_policy_episode("mle/sklearn-digits-v0", backend, policy, max_steps=20)
+        assert {r.get("max_tokens") for r in server.requests} == {512}
     tools = [s.info["tool"] for s in episode.steps]
     # ls; cat (the script is new); create; python; validate; submit
     assert tools == ["bash", "bash", "create", "bash", "validate", "submit"], tools
@@ -91,6 +95,38 @@ def test_research_agent_is_graded(mle_home: Path, backend: str) -> None:
         "Final Answer",
     ]  # the step with the input error is dropped once another parses, as in MLAgentBench
     assert policy.usage["calls"] == len(prompts) == 8 and not policy.running
+
+
+def test_in_mlebench_task_the_research_problem_is_mlebench_instructions(
+    spaceship_home: Path, backend: str
+) -> None:
+    """With task="mlebench" the prompt carries MLE-bench's own instructions (read from the
+    user's checkout), as MLE-bench's MLAB run gave them; the episode is graded."""
+    checkout = require_shared("mlebench", "environment").parent
+    first_line = (checkout / "environment" / "instructions.txt").read_text().splitlines()[0]
+    replies = [
+        answer("List Files", '{"dir_path": "/home/data"}'),
+        answer(
+            "Copy File",
+            json.dumps(
+                {
+                    "source": "/home/data/sample_submission.csv",
+                    "destination": "/home/submission/submission.csv",
+                }
+            ),
+        ),
+        answer("Final Answer", '{"final_answer": "the sample"}'),
+    ]
+    with ScriptedLLMServer(sequence([text(r) for r in replies])) as server:
+        policy = MlabPolicy(base_url=server.url, model="m")
+        make = {"backend": backend, "max_steps": 10, "task": "mlebench", "mlebench_dir": checkout}
+        with gym.make("mle/spaceship-titanic-v0", **make) as env:
+            episode = mle_gym.run_episode(env, policy, seed=0)
+        prompt = last_text(server.requests[0])
+    assert f"Research Problem: {first_line}" in prompt
+    assert "description.md" in episode.steps[0].observation
+    assert "copied to /home/submission/submission.csv" in episode.steps[1].observation
+    assert episode.report["valid_submission"]
 
 
 def test_parse_response_needs_every_entry_and_a_known_action() -> None:

@@ -215,7 +215,9 @@ class MlabPolicy(InvertedPolicy):
 
     `max_agent_steps` bounds its actions (MLAgentBench's `agent_max_steps`); `max_retries`
     its tries for a well-formed answer; `steps_in_context`/`observations_in_context` how
-    much history each prompt shows. `history` is the last run's steps.
+    much history each prompt shows; `max_tokens` caps each answer. MLE-bench ran it with
+    `max_agent_steps=2000, max_retries=10, max_tokens=16384` (its agents/mlagentbench config).
+    `history` is the last run's steps.
     """
 
     name = "mlab"
@@ -230,6 +232,7 @@ class MlabPolicy(InvertedPolicy):
         max_retries: int = 5,
         steps_in_context: int = STEPS_IN_CONTEXT,
         observations_in_context: int = OBSERVATIONS_IN_CONTEXT,
+        max_tokens: int | None = None,
         endpoint_retries: int = 4,
         request_timeout: float = 600.0,
         act_timeout: float = 1800.0,
@@ -241,6 +244,7 @@ class MlabPolicy(InvertedPolicy):
         )
         self.max_agent_steps = max_agent_steps
         self.max_retries = max_retries
+        self.params = {"max_tokens": max_tokens} if max_tokens else {}
         self.steps_in_context = steps_in_context
         self.observations_in_context = observations_in_context
         self.history: list[dict[str, Any]] = []
@@ -257,7 +261,7 @@ class MlabPolicy(InvertedPolicy):
     def complete(self, prompt: str) -> str:
         """One completion of a text prompt (sent as one user message), counted."""
         messages = [{"role": "user", "content": prompt}]
-        answer = self.client.complete(messages)
+        answer = self.client.complete(messages, **self.params)
         self._usage.add(
             CallRecord(
                 index=self._usage.calls,
