@@ -162,3 +162,45 @@ def test_cli_runs_mlab(mle_home: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr  # 0: a valid submission
     assert float(result.stdout.rsplit("reward (normalized):", 1)[1].split()[0]) > 0.5
     assert isinstance(make_policy("mlab", model="m"), MlabPolicy)
+
+
+def test_long_observations_are_summarised_in_blocks(mle_home: Path) -> None:
+    """An output over 5,000 characters reaches the history as the model's summary: one call
+    per 10,000-character block, then one that joins them."""
+    require_bwrap()
+    loud = "print('x' * 15000)\n"
+    main = [
+        answer(
+            "Edit Script (AI)",
+            json.dumps(
+                {
+                    "script_name": "loud.py",
+                    "edit_instruction": "print a lot",
+                    "save_name": "loud.py",
+                }
+            ),
+        ),
+        answer("Execute Script", '{"script_name": "loud.py"}'),
+        answer("Final Answer", '{"final_answer": "none"}'),
+    ]
+    prompts: list[str] = []
+
+    def plan(request: dict[str, Any]) -> Reply:
+        prompt = last_text(request)
+        prompts.append(prompt)
+        if prompt.startswith("Given this python script"):
+            return text(f"```python\n{loud}```")
+        if "The full observation is too long. Given this part" in prompt:
+            return text("[Observation]: a part of the x's")
+        if "Given summaries of each of its segments" in prompt:
+            assert "Segment 0:" in prompt and "Segment 1:" in prompt
+            return text("[Observation]: 15000 x characters were printed")
+        return text(main.pop(0))
+
+    with ScriptedLLMServer(plan) as server:
+        policy = MlabPolicy(base_url=server.url, model="m")
+        run_policy_episode("mle/sklearn-digits-v0", "local", policy, max_steps=10)
+        assert len(server.requests) == 7  # 3 actions, 1 edit, 2 blocks, 1 join
+    executed = policy.history[1]
+    assert executed["observation"] == "15000 x characters were printed"
+    assert "15000 x characters were printed" in prompts[-1] and "x" * 200 not in prompts[-1]
