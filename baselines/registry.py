@@ -61,6 +61,12 @@ def _openhands(**options: Any) -> Policy:
     return OpenHandsPolicy(**options)
 
 
+def _mlab(**options: Any) -> Policy:
+    from baselines.scaffolds.mlab import MlabPolicy  # our own code: no package to install
+
+    return MlabPolicy(**options)
+
+
 #: name -> factory taking the policy's options (endpoint, model, ...) as keyword arguments.
 POLICIES: dict[str, Callable[..., Policy]] = {
     "scripted": _scripted,
@@ -68,6 +74,7 @@ POLICIES: dict[str, Callable[..., Policy]] = {
     "mini-swe-agent": _mini_swe_agent,
     "aide": _aide,
     "openhands": _openhands,
+    "mlab": _mlab,
 }
 
 

@@ -60,6 +60,21 @@ def add_export_parser(sub: Any, splits: tuple[str, ...]) -> None:
         help="the verifier's reward (default: normalized, as the env)",
     )
     h.add_argument(
+        "--task",
+        choices=("mle_gym", "mlebench", "mlebench-obfuscated"),
+        default="mle_gym",
+        help="the prompt: mle_gym's statement (default), or MLE-bench's instructions and "
+        "description (plain or obfuscated) in the agent's image at its paths, read from your "
+        "MLE-bench checkout; Harbor has no validation server (docs/harbor.md)",
+    )
+    h.add_argument(
+        "--mlebench-dir",
+        dest="mlebench_dir",
+        metavar="DIR",
+        help="your clone of github.com/openai/mle-bench, for --task mlebench "
+        "(default: $MLE_GYM_MLEBENCH_DIR, else an installed mlebench package)",
+    )
+    h.add_argument(
         "--build-grader",
         action="store_true",
         help="also build the verifier's grader image on the agent image (needs Docker)",
@@ -69,6 +84,7 @@ def add_export_parser(sub: Any, splits: tuple[str, ...]) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from mle_gym.analysis.splits import split_members
+    from mle_gym.envs.mlebench_task import MLEBenchNotFound
     from mle_gym.export.harbor import HarborOptions, export_harbor
 
     if not args.ids and not args.split:
@@ -83,13 +99,22 @@ def cmd_export(args: argparse.Namespace) -> int:
         grader_image=args.grader_image,
         reward_mode=args.reward_mode,
         data=args.data,
+        task=args.task,
+        mlebench_dir=args.mlebench_dir,
     )
     started = time.perf_counter()
-    written = export_harbor(ids, args.out, options)
-    unprepared = [e.competition_id for e in written if not e.prepared]
+    try:
+        written = export_harbor(ids, args.out, options)
+    except MLEBenchNotFound as exc:
+        raise SystemExit(f"error: {exc}") from None
+    skipped = [e for e in written if e.skipped]
+    unprepared = [e.competition_id for e in written if not e.prepared and not e.skipped]
     print(
-        f"wrote {len(written)} Harbor task(s) to {args.out} in {time.perf_counter() - started:.2f}s"
+        f"wrote {len(written) - len(skipped)} Harbor task(s) to {args.out} in "
+        f"{time.perf_counter() - started:.2f}s"
     )
+    for exported in skipped:
+        print(f"skipped {exported.competition_id}: {exported.skipped}")
     if unprepared:
         print(
             f"{len(unprepared)} not prepared yet; before running them: "

@@ -25,6 +25,10 @@ reported, so a split exports on a fresh machine and `mle-gym prepare` fills the 
 mounts point at (starting it before fails, naming the missing path); "copy" skips it. The
 output is a function of the competition, the options and the cache path: the same export
 twice gives the same bytes.
+
+`task="mlebench"` / `"mlebench-obfuscated"` exports MLE-bench's own prompt instead of ours
+(mle_gym.export.harbor_mlebench: its files in the agent's image, read from the user's
+MLE-bench checkout at export; no validation server, by design).
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from mle_gym import __version__
 from mle_gym.competitions import get_competition
 from mle_gym.competitions.spec import Competition
 from mle_gym.data.cache import CompetitionDirs, cache_root
+from mle_gym.envs.mlebench_task import TASKS
+from mle_gym.export.harbor_mlebench import HarborMLEBench, data_volumes
 from mle_gym.grading.bounded import GradingLimits
 from mle_gym.sandbox.base import SandboxPaths
 
@@ -68,6 +74,11 @@ class HarborOptions:
     #: "mount": bind-mount the cache (no copy; hosts that see the cache). "copy": hard-link
     #: the data into the build contexts, so any provider that builds a Dockerfile has it.
     data: str = "mount"
+    #: The prompt: "mle_gym" (our statement), or MLE-bench's ("mlebench",
+    #: "mlebench-obfuscated") read from `mlebench_dir` (else $MLE_GYM_MLEBENCH_DIR, else an
+    #: installed mlebench package).
+    task: str = "mle_gym"
+    mlebench_dir: str | None = None
 
     @property
     def agent_image(self) -> str:
@@ -143,6 +154,7 @@ def task_toml(comp: Competition, options: HarborOptions, prepared: bool) -> str:
                 "lower_is_better": comp.lower_is_better,
                 "reward_mode": options.reward_mode,
                 "data_prepared": prepared,
+                "task": options.task,
                 MARKER_KEY: __version__,
             },
             "verifier": {
@@ -168,16 +180,19 @@ def task_toml(comp: Competition, options: HarborOptions, prepared: bool) -> str:
     )
 
 
-def _compose(source: Path, target: str) -> str:
-    """A compose override that bind-mounts `source` read-only at `target` in `main`."""
-    return (
-        "services:\n  main:\n    volumes:\n      - type: bind\n"
+def _compose(*volumes: tuple[Path, str]) -> str:
+    """A compose override that bind-mounts each `(source, target)` read-only in `main`."""
+    return "services:\n  main:\n    volumes:\n" + "".join(
+        "      - type: bind\n"
         f"        source: {json.dumps(str(source))}\n        target: {target}\n"
         "        read_only: true\n"
+        for source, target in volumes
     )
 
 
-def _agent_dockerfile(comp: Competition, options: HarborOptions) -> str:
+def _agent_dockerfile(
+    comp: Competition, options: HarborOptions, mlebench: HarborMLEBench | None = None
+) -> str:
     data = SandboxPaths().data
     how = (
         f"copied from data/ (hard links of the public files) to {data}"
@@ -188,7 +203,8 @@ def _agent_dockerfile(comp: Competition, options: HarborOptions) -> str:
     return (
         f"# The agent's environment for {comp.id}: mle_gym's agent image, the public data\n"
         f"# {how}. The answers are never here: only the separate verifier (tests/) has them.\n"
-        f"FROM {options.agent_image}\n{copy}WORKDIR {SandboxPaths().code}\n"
+        f"FROM {options.agent_image}\n{copy}"
+        f"{mlebench.dockerfile_lines() if mlebench else ''}WORKDIR {SandboxPaths().code}\n"
     )
 
 
@@ -216,19 +232,26 @@ def _test_sh(comp: Competition, options: HarborOptions) -> str:
 
 
 def task_files(
-    comp: Competition, options: HarborOptions, dirs: CompetitionDirs, grader: str
+    comp: Competition,
+    options: HarborOptions,
+    dirs: CompetitionDirs,
+    grader: str,
+    mlebench: HarborMLEBench | None = None,
 ) -> dict[str, str]:
     """Every text file of the task directory, by relative path (copied data aside)."""
     files = {
         "task.toml": task_toml(comp, options, dirs.is_prepared()),
-        "instruction.md": instruction(comp, options),
-        "environment/Dockerfile": _agent_dockerfile(comp, options),
+        "instruction.md": mlebench.instruction() if mlebench else instruction(comp, options),
+        "environment/Dockerfile": _agent_dockerfile(comp, options, mlebench),
         "tests/Dockerfile": _verifier_dockerfile(comp, options, grader),
         "tests/test.sh": _test_sh(comp, options),
     }
+    if mlebench:
+        files.update({f"environment/{k}": v for k, v in mlebench.context_files().items()})
     if options.data == "mount":
-        files["environment/docker-compose.yaml"] = _compose(dirs.public, SandboxPaths().data)
-        files["tests/docker-compose.yaml"] = _compose(dirs.private, ANSWERS_DIR)
+        public = data_volumes(dirs.public) if mlebench else [(dirs.public, SandboxPaths().data)]
+        files["environment/docker-compose.yaml"] = _compose(*public)
+        files["tests/docker-compose.yaml"] = _compose((dirs.private, ANSWERS_DIR))
     return files
 
 
@@ -273,16 +296,27 @@ def write_task(
 ) -> Exported:
     """Write `out/<id>/`, replacing an earlier export of it.
 
-    With `data="copy"` an unprepared competition is skipped (there is nothing to copy).
+    With `data="copy"` an unprepared competition is skipped (there is nothing to copy), and
+    so is it in MLE-bench's task with `data="mount"` (its entries are bound one by one).
     """
     dirs = CompetitionDirs.of(comp.id, root)
     task_dir = out / comp.id
     if options.data == "copy" and not dirs.is_prepared():
         return Exported(comp.id, task_dir, False, skipped="not prepared, nothing to copy")
+    mlebench = None
+    if options.task != "mle_gym":
+        mlebench = HarborMLEBench.load(
+            comp.id, options.task, options.mlebench_dir, options.time_limit, options.gpus
+        )
+        if not dirs.is_prepared():
+            return Exported(
+                comp.id, task_dir, False,
+                skipped="not prepared: MLE-bench's task binds the data's entries one by one",
+            )  # fmt: skip
     if not _replaceable(task_dir):
         raise FileExistsError(f"{task_dir} exists and is not an mle-gym export; not replacing it")
     shutil.rmtree(task_dir, ignore_errors=True)
-    for rel, text in task_files(comp, options, dirs, grader).items():
+    for rel, text in task_files(comp, options, dirs, grader, mlebench).items():
         path = task_dir / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
@@ -306,6 +340,8 @@ def export_harbor(
     options = options or HarborOptions()
     if options.data not in ("mount", "copy"):
         raise ValueError(f"data must be 'mount' or 'copy', got {options.data!r}")
+    if options.task not in TASKS:
+        raise ValueError(f"task must be one of {', '.join(TASKS)}, got {options.task!r}")
     grader = options.grader_image or grader_tag(options.agent_image)
     out_dir = Path(out).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
