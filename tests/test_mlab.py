@@ -149,11 +149,6 @@ def test_no_well_formed_answer_submits_what_is_there(mle_home: Path) -> None:
     assert not episode.report["valid_submission"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="mle_gym/cli.py's --policy choices (its POLICIES tuple) lack 'mlab'; cli.py is "
-    "being split, so the name is added there, then this mark goes",
-)
 def test_cli_runs_mlab(mle_home: Path) -> None:
     require_bwrap()
     prompts: list[str] = []

@@ -9,7 +9,7 @@ DEMO_COMPETITION = "sklearn-digits"
 #: `all` is MLE-bench's 75 (lite + medium + high); dev and demo stay apart.
 SPLITS = ("lite", "medium", "high", "all", "dev", "demo")
 #: The names `baselines.registry` knows (kept here so `--help` need not import it).
-POLICIES = ("scripted", "llm", "mini-swe-agent", "aide", "openhands")
+POLICIES = ("scripted", "llm", "mini-swe-agent", "aide", "openhands", "mlab")
 
 
 def make_policy(name: str, options: dict[str, Any] | None = None) -> Any:

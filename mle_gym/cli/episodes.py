@@ -142,7 +142,8 @@ def add_parsers(sub: Any) -> None:
         default="scripted",
         choices=POLICIES,
         help="who acts: scripted (offline baseline), llm (tool-calling agent on an "
-        "OpenAI-compatible endpoint), mini-swe-agent, aide, openhands (default: scripted; "
+        "OpenAI-compatible endpoint), mini-swe-agent, aide, openhands, mlab (default: "
+        "scripted; "
         "see docs/agents.md)",
     )
     llm = p.add_argument_group("LLM policies")
