@@ -28,7 +28,7 @@ RUN_COLOUR = "#1f77b4"
 PUBLISHED_COLOUR = "#ff7f0e"
 SCORE_COLOUR = "#2ca02c"
 PASS_COLOURS = ("#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
-TIME_COLOURS = ("#d62728", "#7f7f7f", "#1a55a3", "#6b8e23", "#b8860b")
+TIME_COLOURS = ("#d62728", "#008b8b", "#1a55a3", "#6b8e23", "#b8860b")
 MEDAL_COLOURS = {"gold": "#d4af37", "silver": "#8a8a8a", "bronze": "#cd7f32"}
 RATES_SHOWN = ("valid_submission", "above_median", "any_medal", "gold_medal")
 
