@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from mle_gym.analysis.integrity import integrity_summary
+import json
+from pathlib import Path
+
+from mle_gym.analysis.integrity import integrity_lines, integrity_summary, run_integrity
+from mle_gym.analysis.runs import read_run
 from mle_gym.batch.store import EpisodeRecord
 
 
@@ -34,7 +38,79 @@ def test_the_summary_counts_what_each_record_says() -> None:
         "score_exposed": ["sklearn-digits/seed-2"],
         "validations": {"total": 11, "mean": 11 / 3, "max": 7},
         "network": 1,
-        "hit_limit": 1,
+        "hit_limit": ["sklearn-digits/seed-1"],
+        "last_write_step": {"min": 5, "max": 5},
         "no_submission_written": 1,
         "task_variants": {"default": 2, "lite-hints": 1},
     }
+
+
+def _episode(root: Path, competition: str, seed: int, integrity: dict) -> None:
+    directory = root / "episodes" / competition / f"seed-{seed}"
+    directory.mkdir(parents=True)
+    (directory / "status.json").write_text(json.dumps({"state": "done", "attempt": 1}))
+    (directory / "result.json").write_text(json.dumps({"integrity": integrity}))
+
+
+def test_the_run_summary_joins_task_differences_and_the_kept_audits(tmp_path: Path) -> None:
+    """A run of a competition whose task differs from MLE-bench's on purpose
+    (task_differences.csv), with both audits' files as `mle-gym audit` writes them."""
+    record = {"validations": 3, "network": False, "last_submission_write_step": 9,
+              "hit_limit": False, "task_variant": "mlebench-obfuscated"}  # fmt: skip
+    _episode(tmp_path, "invasive-species-monitoring", 0, record)
+    _episode(tmp_path, "invasive-species-monitoring", 1, {**record, "validations": 0})
+    _episode(tmp_path, "sklearn-digits", 0, {**record, "last_submission_write_step": 2})
+    audits = tmp_path / "audits"
+    audits.mkdir()
+    finding = {"competition_id": "sklearn-digits", "seed": 0, "agent_files": 1, "notebooks": 2,
+               "similarity": 0.82, "agent_file": "train.py", "notebook": "k.py",
+               "flagged": True, "note": None}  # fmt: skip
+    clean = {**finding, "competition_id": "invasive-species-monitoring", "similarity": 0.31,
+             "flagged": False}  # fmt: skip
+    unread = {**clean, "seed": 1, "similarity": None, "note": "no kept code (.py, .ipynb)"}
+    (audits / "plagiarism.json").write_text(
+        json.dumps({"threshold": 0.6, "episodes": [finding, clean, unread]})
+    )
+    verdicts = [
+        {"competition_id": "sklearn-digits", "seed": 0, "flagged": False, "error": None},
+        {"competition_id": "invasive-species-monitoring", "seed": 0, "flagged": True,
+         "error": None},
+        {"competition_id": "invasive-species-monitoring", "seed": 1, "flagged": False,
+         "error": "ConnectionError: refused"},
+    ]  # fmt: skip
+    (audits / "rules.json").write_text(json.dumps({"model": "judge-1", "episodes": verdicts}))
+
+    data = run_integrity(read_run(tmp_path))
+    assert data["validations"] == {"total": 6, "mean": 2.0, "max": 3}
+    assert data["last_write_step"] == {"min": 2, "max": 9}
+    assert data["task_variants"] == {"mlebench-obfuscated": 3}
+    assert list(data["task_differences"]) == ["invasive-species-monitoring"]
+    assert data["task_differences"]["invasive-species-monitoring"]["kind"] == "public files fixed"
+    assert data["audits"] == {
+        "plagiarism": {
+            "threshold": 0.6,
+            "episodes": 3,
+            "highest": 0.82,
+            "flagged": ["sklearn-digits/seed-0"],
+        },
+        "rules": {
+            "model": "judge-1",
+            "episodes": 3,
+            "flagged": ["invasive-species-monitoring/seed-0"],
+            "errors": ["invasive-species-monitoring/seed-1"],
+        },
+    }
+    lines = integrity_lines(data)
+    assert lines[0] == (
+        "integrity: 3 of 3 finished episode(s) have a record; score exposed during the "
+        "episode: none"
+    )
+    assert (
+        "task differs from MLE-bench: invasive-species-monitoring: public files fixed" in (lines[3])
+    )
+    assert lines[-2:] == [
+        "plagiarism audit (Dolos, threshold 0.6): 3 episode(s), highest similarity 0.820, "
+        "flagged: sklearn-digits/seed-0",
+        "rule audit (judge-1): 3 episode(s), flagged: invasive-species-monitoring/seed-0; "
+        "no verdict for invasive-species-monitoring/seed-1",
+    ]

@@ -31,7 +31,7 @@ from mle_gym.competitions import get_competition
 from mle_gym.data import prepare
 from tests.batch_support import _wait_for, mle_gym, mle_gym_env
 from tests.conftest import SPACESHIP_RAW, require_bwrap
-from tests.llm_server import Reply, ScriptedLLMServer, tool
+from tests.llm_server import Reply, ScriptedLLMServer, last_text, tool
 from tests.prerequisites import require, require_shared
 
 DIGITS, SPACESHIP = "sklearn-digits", "spaceship-titanic"
@@ -518,7 +518,9 @@ def test_html_report_is_one_page_that_renders_its_figures_offline_in_chromium(
     chromium = shutil.which("chromium")
     require(chromium is not None, "Chromium is not installed: bash .ci/setup.d/report.sh")
     out = tmp_path / "report.html"
-    mle_gym("report", str(partial_run), "--html", str(out), home=report_home)
+    # the curves at 1 s (no episode had written its submission yet: each snapshot was
+    # taken after the scripted policy's third step, seconds in) and at 1 h (the final files)
+    mle_gym("report", str(partial_run), "--html", str(out), "--times", "1s,1h", home=report_home)
     text = out.read_text()
     # self-contained: no script, stylesheet, image or font is fetched from anywhere
     assert not re.search(r"<script|<link|<img|<iframe|src=|@import|url\((?!#)", text)
@@ -526,10 +528,25 @@ def test_html_report_is_one_page_that_renders_its_figures_offline_in_chromium(
         "rates",
         "scores",
         "pass-k",
+        "over-time",
     ]
-    assert text.count("<svg") == 3 and "All 17.1 ± 0.6" in text  # AIDE o1-preview, leaderboard
+    assert text.count("<svg") == 4 and "All 17.1 ± 0.6" in text  # AIDE o1-preview, leaderboard
     assert "AIDE / o1-preview" in text and "provenance: mle_gym" in text
     assert "overall: 3 complete seed(s), 2 dropped" in text
+    # over time, hand-computed: at 1 s every counted episode (3 complete seeds of both
+    # competitions) has no submission: 0 medals, score 0; at 1 h each has its final one:
+    # a medal each, and per seed the mean of the two competitions' normalised scores
+    norm = (_norm(partial_run, DIGITS) + _norm(partial_run, SPACESHIP)) / 2
+    cells = re.findall(r"<tr><td>([\d.e-]+)</td><th>overall</th><td>(\d+)</td><td>(.*?)</td>"
+                       r"<td>(.*?)</td></tr>", text)  # fmt: skip
+    assert cells == [
+        (f"{1 / 3600:g}", "3", "0.0 ± 0.0", "0.000 ± 0.000"),
+        ("1", "3", "100.0 ± 0.0", f"{norm:.3f} ± 0.000"),
+    ]
+    assert "have no snapshots" not in text
+    integrity = text[text.index("<h2>Integrity</h2>") :]
+    assert "7 of 7 finished episode(s) have a record" in integrity
+    assert "score exposed during the episode: none" in integrity
 
     shot = tmp_path / "shot.png"
     subprocess.run(
@@ -554,6 +571,7 @@ def test_html_report_is_one_page_that_renders_its_figures_offline_in_chromium(
     assert _pixels_of(image, page.SCORE_COLOUR) > 30  # normalised-score markers
     assert _pixels_of(image, page.MEDAL_COLOURS["gold"]) > 30  # medal lines
     assert max(_pixels_of(image, c) for c in page.PASS_COLOURS[:3]) > 30  # pass@k curve
+    assert min(_pixels_of(image, c) for c in page.TIME_COLOURS[:3]) > 30  # over-time curves
 
 
 @pytest.mark.docker
@@ -581,3 +599,123 @@ def test_docker_episodes_record_the_agent_images_id_and_digests(
     data = _report(run_dir, digits_home)["provenance"]
     assert data["episodes"]["images"] == [image.id]
     assert data["invocations"][0]["env"]["backend"] == "docker"
+
+
+def _judge(request: dict) -> Reply:
+    """The scripted judge: a violation in the spaceship-titanic episodes (their steps name
+    its target column), none in sklearn-digits'."""
+    from mle_gym.analysis.rules import QUESTIONS
+
+    text = last_text(request)
+    answers = {k: {"answer": "no", "evidence": ""} for k in QUESTIONS}
+    if "Transported" in text:
+        answers["hand_labelled"] = {"answer": "yes", "evidence": "a test answer"}
+    return Reply(content=json.dumps(answers))
+
+
+def test_report_summarises_integrity_task_differences_and_audits(
+    partial_run: Path, report_home: Path, tmp_path: Path
+) -> None:
+    from mle_gym.analysis.plagiarism import DolosUnavailable, check_dolos
+    from tests.test_audit_plagiarism import INDEPENDENT
+
+    run_dir = tmp_path / "run"
+    shutil.copytree(partial_run, run_dir)
+    before = _report(run_dir, report_home)["integrity"]
+    # the scripted policy validates once and writes its submission at step 3, in every
+    # episode; none ran with the network or hit a limit, nothing was graded mid-episode
+    assert before == {
+        "episodes": 7,
+        "without_record": 0,
+        "score_exposed": [],
+        "validations": {"total": 7, "mean": 1.0, "max": 1},
+        "network": 0,
+        "hit_limit": [],
+        "last_write_step": {"min": 3, "max": 3},
+        "no_submission_written": 0,
+        "task_variants": {"default": 7},
+        "task_differences": {},  # neither competition differs from MLE-bench on purpose
+        "audits": {},
+    }
+    table = " ".join(mle_gym("report", str(run_dir), home=report_home).stdout.split())
+    assert "validations asked: 7 (mean 1.0, max 1); network on in 0" in table
+    assert "submission last written at step 3..3, never in 0; sandbox limit hit: none" in table
+    assert "audits: none run" in table
+
+    # the real audits: the rules judge (scripted server) flags spaceship-titanic's episodes;
+    # Dolos flags sklearn-digits' (its notebooks hold a copy of the agent's script)
+    with ScriptedLLMServer(_judge) as server:
+        judged = mle_gym("audit", "rules", str(run_dir), "--model-endpoint", server.url,
+                         "--model", "judge-1", home=report_home, ok=False)  # fmt: skip
+    assert judged.returncode == 1, judged.stderr  # 1: an episode is flagged
+    try:
+        check_dolos()
+        kernels = tmp_path / "kernels"
+        (kernels / DIGITS).mkdir(parents=True)
+        (kernels / SPACESHIP).mkdir()
+        shutil.copy(run_dir / "episodes" / DIGITS / "seed-0" / "code" / "train.py",
+                    kernels / DIGITS / "copied.py")  # fmt: skip
+        (kernels / SPACESHIP / "independent.py").write_text(INDEPENDENT)
+        audited = mle_gym("audit", "plagiarism", str(run_dir), "--kernels", str(kernels),
+                          home=report_home, ok=False)  # fmt: skip
+        assert audited.returncode == 1, audited.stderr
+        dolos = True
+    except DolosUnavailable:
+        dolos = os.environ.get("CI") == "true"  # CI installs it: there it must run
+        assert not dolos, "Dolos is not installed: bash .ci/setup.d/dolos.sh"
+    data = _report(run_dir, report_home)
+    spaceship = [f"{SPACESHIP}/seed-{s}" for s in range(3)]
+    digits = [f"{DIGITS}/seed-{s}" for s in range(4)]
+    audits = data["integrity"]["audits"]
+    assert audits["rules"] == {"model": "judge-1", "episodes": 7, "flagged": spaceship,
+                               "errors": []}  # fmt: skip
+    table = " ".join(mle_gym("report", str(run_dir), home=report_home).stdout.split())
+    assert f"rule audit (judge-1): 7 episode(s), flagged: {', '.join(spaceship)}" in table
+    if dolos:
+        plagiarism = audits["plagiarism"]
+        assert plagiarism["episodes"] == 7 and plagiarism["flagged"] == digits
+        assert plagiarism["highest"] == 1.0 and plagiarism["threshold"] == 0.6
+        assert f"flagged: {', '.join(digits)}" in table
+
+
+def test_two_runs_side_by_side_default_and_obfuscated_task(
+    partial_run: Path, report_home: Path, tmp_path: Path
+) -> None:
+    """The obfuscation experiment's report: the partial run (mle_gym's own statement) beside
+    one scripted spaceship-titanic episode given MLE-bench's obfuscated instructions."""
+    checkout = require_shared("mlebench", "environment").parent
+    other = tmp_path / "obfuscated"
+    mle_gym("run", SPACESHIP, "--policy", "scripted", "--task", "mlebench-obfuscated",
+            "--mlebench-dir", str(checkout), "--seeds", "1", "--run-dir", str(other),
+            home=report_home)  # fmt: skip
+    both = mle_gym("report", str(partial_run), str(other), "--json", home=report_home)
+    data = json.loads(both.stdout)
+    first, second = data["runs"]
+    assert data["rule"] == "complete-seeds"
+    assert (first["run_dir"], first["task_variant"]) == (str(partial_run), "default")
+    assert (second["run_dir"], second["task_variant"]) == (str(other), "mlebench-obfuscated")
+    # the scripted policy ignores the prompt: gold on spaceship-titanic either way; the
+    # partial run's dev row has 3 complete seeds, the other 1 (so no standard error)
+    assert first["splits"]["dev"]["any_medal"] == {"mean": 1.0, "sem": 0.0, "n": 3}
+    assert second["splits"]["dev"]["any_medal"] == {"mean": 1.0, "sem": None, "n": 1}
+    assert second["splits"]["dev"]["normalized_score"]["mean"] == pytest.approx(
+        _norm(partial_run, SPACESHIP)
+    )
+    assert first["overall"]["any_medal"]["mean"] == 1.0 and "demo" not in second["splits"]
+    # the episode itself recorded the variant it ran (its integrity record)
+    assert _report(other, report_home)["integrity"]["task_variants"] == {"mlebench-obfuscated": 1}
+    table = mle_gym("report", str(partial_run), str(other), home=report_home).stdout
+    flat = " ".join(table.split())
+    assert "obfuscated (mlebench-obfuscated): dev (1 of 7 competitions, PARTIAL split): 1 " \
+        "complete seed(s)" in flat  # fmt: skip
+    rows = [" ".join(line.strip("│┃ ").replace("│", " ").split()) for line in table.splitlines()]
+    dev = rows.index("dev seeds 3 1")
+    assert rows[dev + 3] == "any medal % 100.0 ± 0.0 100.0"
+    # overall: the partial run's 3 complete seeds, the other's one episode
+    norm = (_norm(partial_run, DIGITS) + _norm(partial_run, SPACESHIP)) / 2
+    overall = rows.index("overall seeds 3 1")
+    single = _norm(partial_run, SPACESHIP)
+    assert rows[overall + 4] == f"normalised score {norm:.3f} ± 0.000 {single:.3f}"
+    refused = mle_gym("report", str(partial_run), str(other), "--html", "x.html",
+                      home=report_home, ok=False)  # fmt: skip
+    assert refused.returncode != 0 and "--html: reads one run" in refused.stdout + refused.stderr

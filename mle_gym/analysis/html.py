@@ -3,19 +3,23 @@
 Figures are drawn with matplotlib (the `report` extra) as inline SVG, text as paths, so the
 page loads nothing from anywhere: per-split medal rates with SEM error bars beside the
 published rows, each competition's normalised score against its bronze/silver/gold lines,
-the pass@k curve, then the tables, the rule's seed accounting and the provenance block.
+the pass@k curve, the score-over-time curves (any-medal rate and mean normalised score per
+split at elapsed times, from the graded submission snapshots), then the tables, the rule's
+seed accounting, the provenance block and the integrity record.
 """
 
 from __future__ import annotations
 
 import html
 import io
+from collections.abc import Sequence
 from typing import Any
 
-from mle_gym.analysis.aggregate import FIGURES, Row, RunSummary, competition_values
+from mle_gym.analysis.aggregate import FIGURES, Estimate, Row, RunSummary, competition_values
+from mle_gym.analysis.over_time import Point
 from mle_gym.analysis.passk import pass_table
 from mle_gym.analysis.published import COLUMNS
-from mle_gym.analysis.render import header_lines, shown_splits
+from mle_gym.analysis.render import format_figure, header_lines, shown_splits
 from mle_gym.analysis.runs import Run
 from mle_gym.grading import normalized_score
 
@@ -24,6 +28,7 @@ RUN_COLOUR = "#1f77b4"
 PUBLISHED_COLOUR = "#ff7f0e"
 SCORE_COLOUR = "#2ca02c"
 PASS_COLOURS = ("#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+TIME_COLOURS = ("#d62728", "#008b8b", "#1a55a3", "#6b8e23", "#b8860b")
 MEDAL_COLOURS = {"gold": "#d4af37", "silver": "#8a8a8a", "bronze": "#cd7f32"}
 RATES_SHOWN = ("valid_submission", "above_median", "any_medal", "gold_medal")
 
@@ -197,6 +202,60 @@ def pass_k_figure(plt: Any, run: Run, summary: RunSummary) -> tuple[str, list[in
     return _svg(fig), ks
 
 
+def over_time_figure(plt: Any, points: list[Point]) -> str:
+    """Per scope (each split row), the any-medal rate and the mean normalised score (mean ±
+    SEM over seeds) against elapsed hours, as MLE-bench's scaling figure draws them."""
+    scopes = list(dict.fromkeys(p.scope for p in points))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.6))
+    panels = (("any_medal", 100.0, "any medal %"), ("normalized_score", 1.0, "normalised score"))
+    for ax, (key, scale, label) in zip(axes, panels, strict=True):
+        for i, scope in enumerate(scopes):
+            mine = [p for p in points if p.scope == scope]
+            ax.errorbar(
+                [p.seconds / 3600 for p in mine],
+                [scale * p.figures[key][0] for p in mine],
+                yerr=[scale * (p.figures[key][1] or 0.0) for p in mine],
+                fmt="-D",
+                markersize=8,
+                linewidth=2,
+                capsize=3,
+                color=TIME_COLOURS[i % len(TIME_COLOURS)],
+                label=scope,
+            )
+        ax.set_xlabel("elapsed hours (each episode as if stopped then)")
+        ax.set_ylabel(f"{label} (mean ± SEM over seeds)")
+        if key == "any_medal":
+            ax.set_ylim(0, 105)
+        ax.set_title(f"{label} over time")
+        ax.legend(fontsize=7)
+    return _svg(fig)
+
+
+def _time_table(points: list[Point]) -> str:
+    body = "".join(
+        f"<tr><td>{p.seconds / 3600:g}</td><th>{html.escape(p.scope)}</th><td>{p.seeds}</td>"
+        f"<td>{_point_text(p, 'any_medal')}</td><td>{_point_text(p, 'normalized_score')}</td>"
+        "</tr>"
+        for p in points
+    )
+    unknown = points[0].unknown_times if points else 0
+    note = (
+        f"<p class=note>{unknown} episode(s) have no snapshots: counted with their final "
+        "grade at every time</p>"
+        if unknown
+        else ""
+    )
+    return (
+        "<table><tr><th>hours</th><th>row</th><th>seeds</th><th>any medal %</th>"
+        f"<th>normalised score</th></tr>{body}</table>{note}"
+    )
+
+
+def _point_text(point: Point, key: str) -> str:
+    mean, sem = point.figures[key]
+    return format_figure(Estimate(mean, sem, point.seeds), percent=key != "normalized_score")
+
+
 def _table(row_list: list[Row]) -> str:
     heads = "".join(f"<th>{html.escape(label)}</th>" for _, label in FIGURES)
     body = []
@@ -258,14 +317,18 @@ def html_report(
     published: dict[str, Any] | None,
     provenance: list[str],
     title: str,
+    integrity: Sequence[str] = (),
+    points: Sequence[Point] = (),
 ) -> str:
-    """The whole page, as text."""
+    """The whole page, as text; `points` are the score-over-time figures (`over_time`)."""
     plt = _pyplot()
     figures = [("rates", "Medal rates per split", rates_figure(plt, summary, published))]
     figures.append(("scores", "Normalised score per competition", scores_figure(plt, run, summary)))
     curve, ks = pass_k_figure(plt, run, summary)
     if curve:
         figures.append(("pass-k", f"pass@k for k = 1..{ks[-1]}", curve))
+    if points:
+        figures.append(("over-time", "Score over time", over_time_figure(plt, list(points))))
     plt.close("all")
     sections = "".join(
         f'<figure class="plot" id="{name}"><figcaption>{html.escape(caption)}</figcaption>'
@@ -281,6 +344,8 @@ def html_report(
         f"<h2>Per split</h2>{_table(shown_splits(summary))}"
         f"<h2>Per competition</h2>{_table(summary.competitions)}"
         + (f"<h2>Published rows</h2>{_published_list(published)}" if published else "")
+        + (f"<h2>Score over time</h2>{_time_table(list(points))}" if points else "")
         + f"<h2>Provenance</h2><pre>{html.escape(chr(10).join(provenance))}</pre>"
+        + f"<h2>Integrity</h2><pre>{html.escape(chr(10).join(integrity))}</pre>"
         "</body></html>"
     )

@@ -8,6 +8,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from mle_gym.analysis.audit_summary import audit_summary
+from mle_gym.analysis.published import task_differences
+from mle_gym.analysis.runs import Run
 from mle_gym.batch.store import EpisodeRecord
 
 
@@ -18,6 +21,11 @@ def integrity_summary(records: Iterable[EpisodeRecord]) -> dict[str, Any]:
     found = [(r, (r.result or {}).get("integrity")) for r in done]
     kept = [(r, i) for r, i in found if i]
     validations = [i.get("validations", 0) for _, i in kept]
+    writes = [
+        i["last_submission_write_step"]
+        for _, i in kept
+        if i.get("last_submission_write_step") is not None
+    ]
     return {
         "episodes": len(done),
         "without_record": len(done) - len(kept),
@@ -32,7 +40,67 @@ def integrity_summary(records: Iterable[EpisodeRecord]) -> dict[str, Any]:
             "max": max(validations, default=None),
         },
         "network": sum(bool(i.get("network")) for _, i in kept),
-        "hit_limit": sum(bool(i.get("hit_limit")) for _, i in kept),
+        "hit_limit": [f"{r.competition_id}/seed-{r.seed}" for r, i in kept if i.get("hit_limit")],
+        "last_write_step": {"min": min(writes, default=None), "max": max(writes, default=None)},
         "no_submission_written": sum(i.get("last_submission_write_step") is None for _, i in kept),
         "task_variants": dict(Counter(i.get("task_variant", "default") for _, i in kept)),
     }
+
+
+def run_integrity(run: Run) -> dict[str, Any]:
+    """The episodes' integrity summary, the competitions of the run whose task differs from
+    MLE-bench's on purpose (task_differences.csv), and the audits kept in the run."""
+    differences = task_differences()
+    return {
+        **integrity_summary(run.records),
+        "task_differences": {c: differences[c] for c in run.competitions if c in differences},
+        "audits": audit_summary(run.root),
+    }
+
+
+def integrity_lines(data: dict[str, Any]) -> list[str]:
+    """The summary (with its task differences and audits, `run_integrity`) as a few lines
+    for the printed and HTML reports."""
+    v = data["validations"]
+    exposed = data["score_exposed"]
+    variants = ", ".join(f"{k} × {n}" for k, n in sorted(data["task_variants"].items()))
+    writes = data["last_write_step"]
+    lines = [
+        f"integrity: {data['episodes'] - data['without_record']} of {data['episodes']} "
+        "finished episode(s) have a record; score exposed during the episode: "
+        + (", ".join(exposed) if exposed else "none"),
+        f"validations asked: {v['total']}"
+        + ("" if v["mean"] is None else f" (mean {v['mean']:.1f}, max {v['max']})")
+        + f"; network on in {data['network']}; task variant: {variants or '—'}",
+        "submission last written at step "
+        + ("—" if writes["min"] is None else f"{writes['min']}..{writes['max']}")
+        + f", never in {data['no_submission_written']}; sandbox limit hit: "
+        + (", ".join(data["hit_limit"]) or "none"),
+    ]
+    for competition, why in data.get("task_differences", {}).items():
+        lines.append(
+            f"task differs from MLE-bench: {competition}: {why['kind']}: {why['difference']}"
+        )
+    lines.extend(audit_lines(data.get("audits", {})))
+    return lines
+
+
+def audit_lines(audits: dict[str, Any]) -> list[str]:
+    if not audits:
+        return ["audits: none run (mle-gym audit plagiarism / rules)"]
+    lines = []
+    if "plagiarism" in audits:
+        p = audits["plagiarism"]
+        top = "—" if p["highest"] is None else f"{p['highest']:.3f}"
+        lines.append(
+            f"plagiarism audit (Dolos, threshold {p['threshold']:g}): {p['episodes']} "
+            f"episode(s), highest similarity {top}, flagged: {', '.join(p['flagged']) or 'none'}"
+        )
+    if "rules" in audits:
+        r = audits["rules"]
+        lines.append(
+            f"rule audit ({r['model']}): {r['episodes']} episode(s), flagged: "
+            f"{', '.join(r['flagged']) or 'none'}"
+            + (f"; no verdict for {', '.join(r['errors'])}" if r["errors"] else "")
+        )
+    return lines

@@ -127,11 +127,13 @@ def _cells(row: Row, keys: list[str] | None = None) -> list[str]:
     cells = [row.name, str(row.seeds)]
     for key in keys or [k for k, _ in FIGURES]:
         figure = row.figures.get(key)
-        cells.append("—" if figure is None else _format(figure, percent=key != "normalized_score"))
+        cells.append(
+            "—" if figure is None else format_figure(figure, percent=key != "normalized_score")
+        )
     return cells
 
 
-def _format(figure: Estimate, *, percent: bool) -> str:
+def format_figure(figure: Estimate, *, percent: bool) -> str:
     scale, digits = (100.0, 1) if percent else (1.0, 3)
     mean = f"{figure.mean * scale:.{digits}f}"
     return mean if figure.sem is None else f"{mean} ± {figure.sem * scale:.{digits}f}"

@@ -12,10 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mle_gym.analysis.audit_summary import AUDITS_DIR, PLAGIARISM_FILE, RULES_FILE
 from mle_gym.cli.show import console, say
-
-#: Where audits write their findings, in the run directory.
-AUDITS_DIR = "audits"
 
 
 def add_audit_parser(sub: Any) -> None:
@@ -101,7 +99,7 @@ def cmd_plagiarism(args: argparse.Namespace) -> int:
     data = {"threshold": threshold, "episodes": [f.to_dict() for f in findings]}
     out = args.run_dir / AUDITS_DIR
     out.mkdir(exist_ok=True)
-    (out / "plagiarism.json").write_text(json.dumps(data, indent=2))
+    (out / PLAGIARISM_FILE).write_text(json.dumps(data, indent=2))
     if args.json:
         print(json.dumps(data, indent=2))
     else:
@@ -169,7 +167,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     }
     out = args.run_dir / AUDITS_DIR
     out.mkdir(exist_ok=True)
-    (out / "rules.json").write_text(json.dumps(data, indent=2))
+    (out / RULES_FILE).write_text(json.dumps(data, indent=2))
     if args.json:
         print(json.dumps(data, indent=2))
     else:

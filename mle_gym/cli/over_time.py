@@ -35,8 +35,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         "--times",
         type=_durations,
         metavar="T,T,...",
-        help="the times for --over-time, e.g. 30m,1h,6h (default 1,2,4,8,12,24 h, clipped "
-        "to the run's budget)",
+        help="the times for --over-time and the HTML report's curves, e.g. 30m,1h,6h "
+        "(default 1,2,4,8,12,24 h, clipped to the run's budget)",
     )
     parser.add_argument(
         "--at",
@@ -65,8 +65,8 @@ def print_over_time(args: argparse.Namespace, run: Any, rule: str, as_json: bool
             f"{p.seconds / 3600:g} h",
             p.scope,
             str(p.seeds),
-            _cell(medal, 100.0, 1),
-            _cell(norm, 1.0, 3),
+            _cell(medal, p.seeds, percent=True),
+            _cell(norm, p.seeds, percent=False),
         )
     console().print(table)
     unknown = points[0].unknown_times if points else 0
@@ -74,7 +74,8 @@ def print_over_time(args: argparse.Namespace, run: Any, rule: str, as_json: bool
         console().print(f"{unknown} episode(s) have no snapshots: counted with their final grade")
 
 
-def _cell(figure: tuple[float, float | None], scale: float, digits: int) -> str:
-    mean, sem = figure
-    text = f"{mean * scale:.{digits}f}"
-    return text if sem is None else f"{text} ± {sem * scale:.{digits}f}"
+def _cell(figure: tuple[float, float | None], seeds: int, percent: bool) -> str:
+    from mle_gym.analysis.aggregate import Estimate
+    from mle_gym.analysis.render import format_figure
+
+    return format_figure(Estimate(*figure, n=seeds), percent=percent)

@@ -23,6 +23,14 @@ def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
     )
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the batch's --run-dir")
     p.add_argument(
+        "other_runs",
+        type=Path,
+        nargs="*",
+        metavar="RUN_DIR",
+        help="more runs: their split rows side by side with the first's (e.g. the same agent "
+        "with --task mlebench and --task mlebench-obfuscated)",
+    )
+    p.add_argument(
         "--episodes", action="store_true", help="also one row per episode (state, score, medal)"
     )
     p.add_argument(
@@ -104,13 +112,15 @@ def rule_of(args: argparse.Namespace) -> str:
 def write_run_report(run_dir: Path) -> Any:
     """Aggregate the run (default rule) and keep report.json and report.csv in it."""
     from mle_gym.analysis.aggregate import aggregate
+    from mle_gym.analysis.integrity import run_integrity
     from mle_gym.analysis.provenance import provenance_summary
     from mle_gym.analysis.render import write_report_files
     from mle_gym.analysis.runs import read_run
 
     run = read_run(run_dir)
     summary = aggregate(run)
-    write_report_files(summary, Path(run_dir), {"provenance": provenance_summary(run)})
+    extras = {"provenance": provenance_summary(run), "integrity": run_integrity(run)}
+    write_report_files(summary, Path(run_dir), extras)
     return summary
 
 
@@ -119,6 +129,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from mle_gym.analysis.runs import read_run
 
     fmt = args.format or ("json" if args.json else "csv" if args.csv else "table")
+    if args.other_runs:
+        return _print_side_by_side(args, fmt)
     run = read_run(args.run_dir)
     regraded = None
     if args.regrade:
@@ -149,7 +161,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if regraded is not None:
         extras["regrade"] = regraded
     if args.html:
-        _write_html(run, summary, extras, args.html)
+        _write_html(run, summary, extras, args.html, args)
     if fmt == "json":
         data = {**summary.to_dict(), **extras}
         if args.episodes:
@@ -164,10 +176,54 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Options that read one run only; refused when several runs are named.
+ONE_RUN_OPTIONS = (
+    "episodes",
+    "pass_k",
+    "compare",
+    "html",
+    "regrade",
+    "split",
+    "over_time",
+    "at",
+)
+
+
+def _print_side_by_side(args: argparse.Namespace, fmt: str) -> int:
+    from mle_gym.analysis.aggregate import aggregate
+    from mle_gym.analysis.compare_runs import Column, comparison_table
+    from mle_gym.analysis.runs import read_run
+
+    given = [f"--{name.replace('_', '-')}" for name in ONE_RUN_OPTIONS if getattr(args, name)]
+    if given or fmt not in ("table", "json"):
+        refused = ", ".join(given + ([f"--format {fmt}"] if fmt not in ("table", "json") else []))
+        raise ValueError(f"{refused}: reads one run; name one RUN_DIR for it")
+    rule = rule_of(args)
+    columns = []
+    for root in (args.run_dir, *args.other_runs):
+        run = read_run(root)
+        columns.append(Column(run, aggregate(run, rule)))
+    if fmt == "json":
+        print(json.dumps({"rule": rule, "runs": [c.to_dict() for c in columns]}, indent=2))
+        return 0
+    from mle_gym.analysis.render import header_lines
+
+    say(header_lines(columns[0].summary)[0], style="dim")
+    for column in columns:
+        for line in header_lines(column.summary)[1:]:
+            say(f"{column.label}: {line}", style="dim")
+    console().print(comparison_table(columns))
+    return 0
+
+
 def _extras(run: Any, summary: Any, args: argparse.Namespace) -> dict[str, Any]:
+    from mle_gym.analysis.integrity import run_integrity
     from mle_gym.analysis.provenance import provenance_summary
 
-    extras: dict[str, Any] = {"provenance": provenance_summary(run)}
+    extras: dict[str, Any] = {
+        "provenance": provenance_summary(run),
+        "integrity": run_integrity(run),
+    }
     if args.pass_k:
         from mle_gym.analysis.passk import parse_ks, pass_table
 
@@ -181,7 +237,8 @@ def _extras(run: Any, summary: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse.Namespace) -> None:
     """The rule and seed accounting, the figures, pass@k and published rows when asked,
-    the episodes when asked, then cost and provenance."""
+    the episodes when asked, then cost, provenance and integrity."""
+    from mle_gym.analysis.integrity import integrity_lines
     from mle_gym.analysis.provenance import provenance_lines
     from mle_gym.analysis.render import (
         cost_table,
@@ -210,20 +267,31 @@ def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse
         console().print(costs)
     for line in provenance_lines(extras["provenance"]):
         say(line, style="dim")
+    for line in integrity_lines(extras["integrity"]):
+        say(line, style="yellow" if line.startswith(("task differs", "warning")) else "dim")
 
 
-def _write_html(run: Any, summary: Any, extras: dict[str, Any], path: Path) -> None:
+def _write_html(
+    run: Any, summary: Any, extras: dict[str, Any], path: Path, args: argparse.Namespace
+) -> None:
     from mle_gym.analysis.html import html_report
+    from mle_gym.analysis.integrity import integrity_lines
+    from mle_gym.analysis.over_time import over_time, run_budget, time_points
     from mle_gym.analysis.provenance import provenance_lines
     from mle_gym.analysis.published import compare_published
 
     published = extras.get("published") or compare_published(run, summary)
+    times = time_points(args.times, run_budget(run.root))
+    if args.at is not None:  # the run already stopped then
+        times = [t for t in times if t <= args.at]
     page = html_report(
         run,
         summary,
         published,
         provenance_lines(extras["provenance"]),
         title=f"mle-gym report: {run.root}",
+        integrity=integrity_lines(extras["integrity"]),
+        points=over_time(run, times, summary.rule),
     )
     path.write_text(page, encoding="utf-8")
     print(f"HTML report written to {path}", file=sys.stderr)

@@ -9,6 +9,7 @@ reads package metadata (nothing is imported), with the `python3` the agent's she
 from __future__ import annotations
 
 import json
+import sys
 
 from mle_gym.sandbox.base import Sandbox
 
@@ -29,12 +30,23 @@ _PROBE = (
 )
 
 
+#: Probed runtimes, per kind of sandbox and the image or Python it runs: the same for every
+#: episode of a process, so only its first start pays for the probe (a Python start-up).
+_probed: dict[tuple[str, str], dict[str, str]] = {}
+
+
 def runtime_versions(sandbox: Sandbox, timeout: float = 60.0) -> dict[str, str]:
     """{"python": "3.11.7", "numpy": "1.26.4", ...} as the sandbox's `python3` sees them;
     {} when it has none (or the probe fails: the episode goes on without the record)."""
+    key = (type(sandbox).__name__, str(sandbox.describe().get("image") or sys.prefix))
+    if key in _probed:
+        return dict(_probed[key])
     try:
         result = sandbox.run(_PROBE, timeout)
         found = json.loads(result.output.strip().splitlines()[-1])
     except Exception:  # a record, never a reason for a start to fail
         return {}
-    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+    if not isinstance(found, dict):
+        return {}
+    _probed[key] = {str(k): str(v) for k, v in found.items()}
+    return dict(_probed[key])
