@@ -86,14 +86,16 @@ def run_batch(
             else:
                 queue.append(task)
         skipped, done, failed = len(tasks) - len(queue), 0, 0
+        begun: EpisodeTask | None = None  # marked running, not yet the scheduler's
         try:
             while queue or scheduler.running():
                 while queue and (
                     scheduler.capacity is None or len(scheduler.running()) < scheduler.capacity
                 ):
-                    task = queue.popleft()
+                    task = begun = queue.popleft()
                     directory = store.begin(task)
                     scheduler.start(task, directory)
+                    begun = None
                     listener.started(task, directory)
                 for task, outcome in scheduler.wait(TICK_SECONDS):
                     status = store.finish(task, outcome)
@@ -101,7 +103,11 @@ def run_batch(
                     listener.finished(task, status, store.result(task))
                 listener.tick()
         except BaseException:
-            for task in scheduler.stop():
+            # a stop between marking an episode running and starting it leaves it to us
+            stopped = list(scheduler.stop())
+            if begun is not None and begun not in stopped:
+                stopped.append(begun)
+            for task in stopped:
                 store.finish(task, Outcome(False, "interrupted: the run was stopped"))
             raise
     return BatchResult(len(tasks), skipped, done, failed)
