@@ -753,6 +753,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tag", help="image tag (default: mle-gym's own tag for the variant)")
     p.add_argument("--force", action="store_true", help="rebuild even if the image exists")
     p.set_defaults(func=cmd_build_image)
+    from mle_gym.cli_runtime import add_parser as add_runtime_parser
+
+    add_runtime_parser(sub)
 
     p = sub.add_parser(
         "reference-panel", help="recompute a competition's thresholds from its reference models"

@@ -44,6 +44,7 @@ from mle_gym.sandbox.engine import connect
 from mle_gym.sandbox.environment import shell_environment
 from mle_gym.sandbox.gpus import GpuSpec, device_requests
 from mle_gym.sandbox.host_limits import MIB, episode_limits, host_cpus
+from mle_gym.sandbox.agent_runtime import runtime_image
 from mle_gym.sandbox.image import DEFAULT_IMAGE, OFFLINE_IMAGE
 from mle_gym.sandbox.scratch import discard, owned_dir, sweep_once
 from mle_gym.sandbox.shell import OUTPUT_FD, OutputPipe, ShellSession
@@ -114,9 +115,10 @@ def workspace_tmpfs(
 
 
 def resolve_image(client: Any, tag: str | None) -> str:
-    """The image to run: `tag`, else $MLE_GYM_IMAGE, else the full image, else the offline one."""
+    """The image to run: `tag`, else $MLE_GYM_IMAGE, else the pinned runtime's image
+    (agent_runtime.py), else the full image, else the offline one."""
     wanted = tag or os.environ.get("MLE_GYM_IMAGE")
-    candidates = [wanted] if wanted else [DEFAULT_IMAGE, OFFLINE_IMAGE]
+    candidates = [wanted] if wanted else [runtime_image(), DEFAULT_IMAGE, OFFLINE_IMAGE]
     for candidate in candidates:
         try:
             client.images.get(candidate)
