@@ -1,8 +1,11 @@
-"""`mle-gym build-runtime`: the agent's pinned runtime, for the local sandbox and docker."""
+"""`mle-gym build-runtime` (the agent's pinned runtime, for the local sandbox and docker),
+and `mle-gym run`'s shared LLM retry bound."""
 
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Sequence
 from typing import Any
 
 from mle_gym.cli_show import log, say
@@ -24,8 +27,44 @@ def cmd_build_runtime(args: argparse.Namespace) -> int:
     return 0
 
 
+class _SetVariable(argparse.Action):
+    """Stores the option and puts it in the environment, where every LLM policy (and a
+    batch's worker processes) reads the shared retry bound (baselines/llm_agent/retry.py)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        os.environ[str(self.const)] = str(values)
+
+
+def _add_retry_options(run: argparse.ArgumentParser) -> None:
+    run.add_argument(
+        "--llm-retries",
+        type=int,
+        action=_SetVariable,
+        const="MLE_GYM_LLM_RETRIES",
+        metavar="N",
+        help="LLM policies: retries of a failed model call before the episode fails (default 4)",
+    )
+    run.add_argument(
+        "--llm-retry-seconds",
+        type=float,
+        action=_SetVariable,
+        const="MLE_GYM_LLM_RETRY_SECONDS",
+        metavar="S",
+        help="LLM policies: no retry starts after S seconds of failures (default 120)",
+    )
+
+
 def add_parser(sub: Any) -> None:
-    """The verb's parser (its place in cli.py is one call)."""
+    """The verb's parser, and the retry options of `run` (their place in cli.py is one call)."""
+    if "run" in sub.choices:
+        _add_retry_options(sub.choices["run"])
     p = sub.add_parser(
         "build-runtime",
         help="build the agent's pinned Python libraries (a venv for the local sandbox; "

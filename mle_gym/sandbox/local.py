@@ -99,6 +99,12 @@ NO_BWRAP = (
     "backend='docker'. To run commands without any isolation (only for code you trust), "
     "pass sandbox_options={'isolation': 'none'}."
 )
+NO_RUNTIME_WARNING = (
+    "mle_gym: the pinned agent runtime is not built, so the local sandbox runs agent code "
+    "with this Python's own libraries (scores may differ from the docker backend's); run "
+    "`mle-gym build-runtime` once, or pass sandbox_options={'runtime': 'host'} to say so"
+)
+_warned_no_runtime = False
 
 
 def bwrap_available() -> bool:
