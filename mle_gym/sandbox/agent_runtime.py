@@ -25,9 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mle_gym.sandbox.image import DEFAULT_IMAGE, IMAGES_DIR, OFFLINE_IMAGE
-
-LOCK = IMAGES_DIR / "agent-requirements.txt"
+#: In the images' build context, beside the Dockerfiles (image.py's IMAGES_DIR; not imported
+#: from there, which would load the Docker SDK wherever the local sandbox is used).
+LOCK = Path(__file__).resolve().with_name("images") / "agent-requirements.txt"
 #: The wheels' target: CPython 3.11 on x86_64 Linux, the host's and the images' Python.
 PYTHON_VERSION = "3.11"
 _PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_17_x86_64", "manylinux_2_28_x86_64")
@@ -169,6 +169,8 @@ def build_image(
 
 def _present_base(client: object) -> str:
     from docker.errors import ImageNotFound
+
+    from mle_gym.sandbox.image import DEFAULT_IMAGE, OFFLINE_IMAGE
 
     for tag in (DEFAULT_IMAGE, OFFLINE_IMAGE):
         try:
