@@ -144,3 +144,26 @@ def test_mini_swe_agent_makes_the_bounded_attempts_quietly(
     assert "\n" not in str(caught.value).strip()
     assert 1 <= closing_server.connections <= 3  # 2 retries: not litellm's nor the client's
     assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("policy", ["llm", "mini-swe-agent", "aide"])
+def test_cli_run_against_a_dead_endpoint_says_one_error(
+    policy: str, closing_server: ClosingServer, mle_home: Path
+) -> None:
+    """`mle-gym run --llm-retries 1`: at most 2 connections, exit 2 with one `error:` and no
+    tracebacks, retry logs or library banners."""
+    module = {"llm": "requests", "mini-swe-agent": "minisweagent", "aide": "aide"}[policy]
+    pytest.importorskip(module, reason=f"the {policy!r} extra is not installed")
+    from tests.agent_support import run_cli_policy
+    from tests.conftest import require_bwrap
+
+    require_bwrap()
+    result = run_cli_policy(
+        policy, closing_server.url, "m", "--llm-retries", "1", "--llm-retry-seconds", "60"
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 2, output
+    assert [line[:6] for line in output.splitlines() if "error:" in line] == ["error:"], output
+    for noise in ("Traceback", "Give Feedback", "Backing off", "LiteLLM.Info"):
+        assert noise not in output, output
+    assert 1 <= closing_server.connections <= 2

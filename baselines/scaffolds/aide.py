@@ -22,6 +22,7 @@ where the env grades it; after the last node the submission is validated and sub
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shlex
@@ -51,6 +52,8 @@ from mle_gym.tools.schemas import decode_json
 # Importing AIDE mutes every warning of the whole process (its config module replaces
 # `warnings.warn`); give the host its warnings back, e.g. "the sandbox is NOT ISOLATED".
 shutup.unmute_warnings()
+# One line per retry of AIDE's backoff is noise: the shared bound ends it with one error.
+logging.getLogger("backoff").setLevel(logging.WARNING)
 
 #: Model names AIDE sends to its own provider clients, whatever the base URL.
 PROVIDER_MODELS = re.compile(r"^(gpt-.*|o\d+(-.*)?|codex-mini-latest|claude-.*|gemini-.*)$")

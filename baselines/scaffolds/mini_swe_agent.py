@@ -32,6 +32,7 @@ os.environ.setdefault(
 )
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+import litellm  # noqa: E402
 import yaml  # noqa: E402
 from litellm.litellm_core_utils.llm_response_utils import convert_dict_to_response  # noqa: E402
 from minisweagent.agents.default import DefaultAgent  # noqa: E402
@@ -40,6 +41,7 @@ from minisweagent.exceptions import Submitted  # noqa: E402
 from minisweagent.models import get_model  # noqa: E402
 
 decode_errors_as_json_errors(convert_dict_to_response)  # mini-swe-agent catches any error
+litellm.suppress_debug_info = True  # no help banner after each failed call
 
 
 @dataclass

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 os.environ.setdefault("OPENHANDS_SUPPRESS_BANNER", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+import litellm
 from litellm.litellm_core_utils.llm_response_utils import convert_dict_to_response
 from openhands.sdk import LLM, Agent, Conversation, Tool
 from openhands.sdk.agent import agent as openhands_agent
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from openhands.sdk.conversation.state import ConversationState
 
 decode_errors_as_json_errors(convert_dict_to_response, openhands_agent, openhands_agent_utils)
+litellm.suppress_debug_info = True  # no help banner after each failed call
 
 #: The bridges of running episodes, by id: tool parameters must be JSON, so they name one.
 _BRIDGES: dict[str, Bridge] = {}
