@@ -3,6 +3,9 @@ same libraries and so the same score (issue 30 item 4)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -43,10 +46,17 @@ print('written')
 def runtime_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The runtime built from the lock (its wheels fetched from the package registry)."""
     home = tmp_path_factory.mktemp("runtime-home")
-    try:
-        agent_runtime.build_venv(home, log=lambda _line: None)
-    except RuntimeError as exc:  # no registry reachable: the wheels cannot be fetched
-        require(False, f"the agent runtime could not be built: {exc}")
+    built = subprocess.run(
+        [sys.executable, "-m", "mle_gym.cli", "build-runtime"],
+        env={**os.environ, "MLE_GYM_HOME": str(home), "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    # no registry reachable: the wheels cannot be fetched
+    require(built.returncode == 0, f"the agent runtime could not be built: {built.stdout}")
+    assert "runtime ready" in built.stdout
     return home
 
 
@@ -68,6 +78,9 @@ def test_local_and_docker_score_the_same_under_the_pinned_runtime(
     require_bwrap()
     venv = agent_runtime.built_venv(runtime_home)
     assert venv is not None
+    with pytest.MonkeyPatch.context() as patch:  # the default finds it where it was built
+        patch.setenv("MLE_GYM_HOME", str(runtime_home))
+        assert agent_python("auto") == venv
     image = agent_runtime.build_image(home=runtime_home, log=lambda _line: None).path
     local_score, local = _score("local", {"runtime": str(venv)})
     docker_score, docker = _score("docker", {"image": image})
