@@ -16,6 +16,7 @@ from typing import Any
 import requests
 
 from baselines.llm_agent.endpoint import Endpoint
+from baselines.llm_agent.retry import RetryPolicy
 
 #: HTTP statuses worth another attempt: timeouts, rate limits and server-side failures.
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -66,21 +67,18 @@ class Completion:
 
 
 class ChatClient:
-    """POST /chat/completions with retries on connection errors, 408/409/429 and 5xx."""
+    """POST /chat/completions with retries on connection errors, 408/409/429 and 5xx, within
+    `retry` (default: the user's shared bound, retry.py)."""
 
     def __init__(
         self,
         endpoint: Endpoint,
         *,
-        max_retries: int = 4,
-        backoff: float = 2.0,
-        max_backoff: float = 30.0,
+        retry: RetryPolicy | None = None,
         request_timeout: float = 600.0,
     ) -> None:
         self.endpoint = endpoint
-        self.max_retries = max_retries
-        self.backoff = backoff
-        self.max_backoff = max_backoff
+        self.retry = retry or RetryPolicy.from_environment()
         self.request_timeout = request_timeout
         self._session = requests.Session()
 
@@ -93,9 +91,12 @@ class ChatClient:
         started = time.monotonic()
         attempts = 0
         last_error = ""
-        while attempts <= self.max_retries:
+        while True:
             if attempts:
-                time.sleep(min(self.max_backoff, self.backoff * 2 ** (attempts - 1)))
+                wait = self.retry.wait_before(attempts, started)
+                if wait is None:
+                    break
+                time.sleep(wait)
             attempts += 1
             try:
                 response = self._session.post(

@@ -7,11 +7,13 @@ env action. Several calls in one reply are executed one per step, in order.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from baselines.llm_agent.client import ChatClient, Completion
 from baselines.llm_agent.context import compact
 from baselines.llm_agent.endpoint import Endpoint
+from baselines.llm_agent.retry import RetryPolicy
 from baselines.llm_agent.tools import TOOLS, Call, parse_calls
 from baselines.llm_agent.usage import CallRecord, Prices, StepRecord, Usage
 
@@ -66,8 +68,8 @@ class LLMAgentPolicy:
         api_key: str | None = None,
         *,
         prices: Prices | None = None,
-        max_retries: int = 4,
-        backoff: float = 2.0,
+        max_retries: int | None = None,
+        backoff: float | None = None,
         request_timeout: float = 600.0,
         temperature: float | None = None,
         max_tokens: int | None = None,
@@ -78,9 +80,13 @@ class LLMAgentPolicy:
         system_prompt: str = SYSTEM_PROMPT,
     ) -> None:
         self.endpoint = Endpoint.resolve(base_url, model, api_key)
-        self.client = ChatClient(
-            self.endpoint, max_retries=max_retries, backoff=backoff, request_timeout=request_timeout
+        retry = RetryPolicy.from_environment()
+        retry = replace(
+            retry,
+            max_retries=retry.max_retries if max_retries is None else max_retries,
+            backoff=retry.backoff if backoff is None else backoff,
         )
+        self.client = ChatClient(self.endpoint, retry=retry, request_timeout=request_timeout)
         self.prices = prices or Prices()
         self.params = {
             k: v

@@ -22,11 +22,13 @@ where the env grades it; after the last node the submission is validated and sub
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shlex
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +40,9 @@ from aide.interpreter import ExecutionResult
 from aide.journal import Journal, Node
 from omegaconf import OmegaConf
 
-from baselines.llm_agent.client import EndpointError
+from baselines.llm_agent.client import EndpointError, unreachable
 from baselines.llm_agent.endpoint import Endpoint
+from baselines.llm_agent.retry import RetryPolicy
 from baselines.llm_agent.usage import CallRecord, Usage
 from baselines.scaffolds.common import task_statement
 from mle_gym.inversion import Bridge, EpisodeEnded, InvertedPolicy
@@ -49,6 +52,8 @@ from mle_gym.tools.schemas import decode_json
 # Importing AIDE mutes every warning of the whole process (its config module replaces
 # `warnings.warn`); give the host its warnings back, e.g. "the sandbox is NOT ISOLATED".
 shutup.unmute_warnings()
+# One line per retry of AIDE's backoff is noise: the shared bound ends it with one error.
+logging.getLogger("backoff").setLevel(logging.WARNING)
 
 #: Model names AIDE sends to its own provider clients, whatever the base URL.
 PROVIDER_MODELS = re.compile(r"^(gpt-.*|o\d+(-.*)?|codex-mini-latest|claude-.*|gemini-.*)$")
@@ -60,7 +65,7 @@ class _EndpointCalls:
     """One episode's chat-completions calls: its endpoint, retry bound and accounting."""
 
     def __init__(
-        self, endpoint: Endpoint, bridge: Bridge, max_retries: int, request_timeout: float
+        self, endpoint: Endpoint, bridge: Bridge, retry: RetryPolicy, request_timeout: float
     ) -> None:
         self.client = openai.OpenAI(
             base_url=endpoint.base_url,
@@ -70,9 +75,18 @@ class _EndpointCalls:
         )
         self.url = endpoint.chat_url
         self.bridge = bridge
-        self.max_retries = max_retries
+        self.retry = retry
         self.failures = 0
+        self._failing_since = 0.0
         self.usage = Usage()
+
+    def _give_up(self) -> bool:
+        """One more failure: past the shared bound (in retries or seconds since the first)?"""
+        self.failures += 1
+        if self.failures == 1:
+            self._failing_since = time.monotonic()
+        spent = time.monotonic() - self._failing_since
+        return self.failures > self.retry.max_retries or spent >= self.retry.max_seconds
 
     def create(self, **kwargs: Any) -> Any:
         if self.bridge.closed:
@@ -81,8 +95,10 @@ class _EndpointCalls:
         try:
             response = self.client.chat.completions.create(**kwargs)
         except backend_openai.OPENAI_TIMEOUT_EXCEPTIONS as exc:
-            self.failures += 1
-            if self.failures > self.max_retries:
+            reason = unreachable(exc)
+            if reason is not None:  # nothing listens: no retry can help
+                raise EndpointError(f"{self.url}: {reason}") from exc
+            if self._give_up():
                 raise EndpointError(
                     f"{self.url}: no answer after {self.failures} attempts; "
                     f"last error: {type(exc).__name__}: {exc}"
@@ -107,8 +123,7 @@ class _EndpointCalls:
             return response
         # AIDE stops at a function call (a review) it cannot decode and has no way to tell
         # the model: ask again, within the same bound as for an unanswered call.
-        self.failures += 1
-        if self.failures > self.max_retries:
+        if self._give_up():
             raise EndpointError(
                 f"{self.url}: no usable answer after {self.failures} attempts: {undecodable}"
             )
@@ -186,7 +201,7 @@ class AidePolicy(InvertedPolicy):
         *,
         steps: int | None = None,
         config: dict[str, Any] | None = None,
-        max_retries: int = 6,
+        max_retries: int | None = None,
         request_timeout: float = 600.0,
         act_timeout: float = 3600.0,
     ) -> None:
@@ -203,7 +218,8 @@ class AidePolicy(InvertedPolicy):
         self.cfg.generate_report = False
         if steps is not None:
             self.cfg.agent.steps = steps
-        self.max_retries = max_retries
+        retry = RetryPolicy.from_environment()
+        self.retry = retry if max_retries is None else replace(retry, max_retries=max_retries)
         self.request_timeout = request_timeout
         self.journal = Journal()
         self._calls: _EndpointCalls | None = None
@@ -230,7 +246,7 @@ class AidePolicy(InvertedPolicy):
 
     def _run(self, bridge: Bridge) -> None:
         _install_router(self.endpoint)
-        self._calls = _EndpointCalls(self.endpoint, bridge, self.max_retries, self.request_timeout)
+        self._calls = _EndpointCalls(self.endpoint, bridge, self.retry, self.request_timeout)
         _ROUTER.bind(self._calls)
         self.journal = Journal()
         run = _Episode(bridge, self.cfg)

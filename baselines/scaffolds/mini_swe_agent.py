@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from baselines.llm_agent.endpoint import Endpoint
+from baselines.llm_agent.retry import RetryPolicy
 from baselines.scaffolds.common import VALIDATE_HINT, VALIDATE_SIGNAL, is_signal, task_statement
 from baselines.scaffolds.model_json import decode_errors_as_json_errors
 from mle_gym.inversion import Bridge, EpisodeEnded, InvertedPolicy
@@ -31,6 +32,7 @@ os.environ.setdefault(
 )
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+import litellm  # noqa: E402
 import yaml  # noqa: E402
 from litellm.litellm_core_utils.llm_response_utils import convert_dict_to_response  # noqa: E402
 from minisweagent.agents.default import DefaultAgent  # noqa: E402
@@ -39,6 +41,7 @@ from minisweagent.exceptions import Submitted  # noqa: E402
 from minisweagent.models import get_model  # noqa: E402
 
 decode_errors_as_json_errors(convert_dict_to_response)  # mini-swe-agent catches any error
+litellm.suppress_debug_info = True  # no help banner after each failed call
 
 
 @dataclass
@@ -117,7 +120,8 @@ class MiniSweAgentPolicy(InvertedPolicy):
     OpenAI-compatible endpoint.
 
     `retries` bounds mini-swe-agent's own retry of a failed LLM call (its
-    MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT, a process-wide variable); `agent` is the last run's
+    MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT, a process-wide variable; default: the shared bound
+    of baselines/llm_agent/retry.py); `agent` is the last run's
     agent, for its messages and cost.
     """
 
@@ -130,7 +134,7 @@ class MiniSweAgentPolicy(InvertedPolicy):
         api_key: str | None = None,
         *,
         config: str = "mini",
-        retries: int = 10,
+        retries: int | None = None,
         model_kwargs: dict[str, Any] | None = None,
         act_timeout: float = 1800.0,
     ) -> None:
@@ -139,17 +143,18 @@ class MiniSweAgentPolicy(InvertedPolicy):
         self.config = yaml.safe_load(get_config_path(config).read_text())
         if "textbased" in config:  # its config names no model class; the default parses tools
             self.config.setdefault("model", {}).setdefault("model_class", "litellm_textbased")
-        self.retries = retries
+        self.retries = RetryPolicy.from_environment().max_retries if retries is None else retries
         self.model_kwargs = model_kwargs or {}
         self.agent: DefaultAgent | None = None
 
     def _run(self, bridge: Bridge) -> None:
-        os.environ["MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT"] = str(self.retries)
+        os.environ["MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT"] = str(self.retries + 1)
         model_config = dict(self.config.get("model", {}))
         model_config["model_kwargs"] = {
             **model_config.get("model_kwargs", {}),
             "api_base": self.endpoint.base_url,
             "api_key": self.endpoint.api_key,
+            "max_retries": 0,  # the OpenAI client's own retries: only the shared bound retries
             **self.model_kwargs,
         }
         model_config["cost_tracking"] = "ignore_errors"  # unknown models have no price

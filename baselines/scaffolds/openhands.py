@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 os.environ.setdefault("OPENHANDS_SUPPRESS_BANNER", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+import litellm
 from litellm.litellm_core_utils.llm_response_utils import convert_dict_to_response
 from openhands.sdk import LLM, Agent, Conversation, Tool
 from openhands.sdk.agent import agent as openhands_agent
@@ -38,6 +39,7 @@ from openhands.tools.terminal.metadata import CmdOutputMetadata
 from pydantic import SecretStr
 
 from baselines.llm_agent.endpoint import Endpoint
+from baselines.llm_agent.retry import RetryPolicy
 from baselines.scaffolds.common import (
     VALIDATE_HINT,
     VALIDATE_SIGNAL,
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from openhands.sdk.conversation.state import ConversationState
 
 decode_errors_as_json_errors(convert_dict_to_response, openhands_agent, openhands_agent_utils)
+litellm.suppress_debug_info = True  # no help banner after each failed call
 
 #: The bridges of running episodes, by id: tool parameters must be JSON, so they name one.
 _BRIDGES: dict[str, Bridge] = {}
@@ -158,7 +161,8 @@ class OpenHandsPolicy(InvertedPolicy):
     """An OpenHands `Agent` with its terminal and file editor, on an OpenAI-compatible
     endpoint (through litellm as `openai/<model>`).
 
-    `num_retries`/`retry_min_wait`/`retry_max_wait` are the SDK's LLM retry settings;
+    `num_retries`/`retry_min_wait`/`retry_max_wait` are the SDK's LLM retry settings
+    (default: the shared bound's retries and waits, baselines/llm_agent/retry.py);
     `max_iterations` bounds the conversation's own loop. `conversation` is the last run's,
     for its events and statistics.
     """
@@ -171,18 +175,19 @@ class OpenHandsPolicy(InvertedPolicy):
         model: str | None = None,
         api_key: str | None = None,
         *,
-        num_retries: int = 5,
-        retry_min_wait: int = 8,
-        retry_max_wait: int = 64,
+        num_retries: int | None = None,
+        retry_min_wait: int | None = None,
+        retry_max_wait: int | None = None,
         max_iterations: int = 500,
         act_timeout: float = 1800.0,
     ) -> None:
         super().__init__(self._run, act_timeout=act_timeout)
         self.endpoint = Endpoint.resolve(base_url, model, api_key)
+        retry = RetryPolicy.from_environment()
         self.llm_options = {
-            "num_retries": num_retries,
-            "retry_min_wait": retry_min_wait,
-            "retry_max_wait": retry_max_wait,
+            "num_retries": retry.max_retries if num_retries is None else num_retries,
+            "retry_min_wait": int(retry.backoff) if retry_min_wait is None else retry_min_wait,
+            "retry_max_wait": int(retry.max_backoff) if retry_max_wait is None else retry_max_wait,
         }
         self.max_iterations = max_iterations
         self.conversation: Any = None

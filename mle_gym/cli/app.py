@@ -17,7 +17,7 @@ from mle_gym.cli.show import say
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from mle_gym.cli import audit, data, episodes, housekeeping, report
+    from mle_gym.cli import audit, data, episodes, housekeeping, report, runtime
     from mle_gym.export.command import add_export_parser
 
     parser = argparse.ArgumentParser(
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_report_parser(sub, SPLITS)
     audit.add_audit_parser(sub)
     housekeeping.add_parsers(sub)
+    runtime.add_parser(sub)  # after `run`, whose retry options it adds
     add_export_parser(sub, SPLITS)
     return parser
 

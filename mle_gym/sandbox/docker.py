@@ -30,6 +30,7 @@ from docker.errors import APIError, ImageNotFound, NotFound
 from pexpect.fdpexpect import fdspawn
 
 from mle_gym.sandbox import containers, fd_wait
+from mle_gym.sandbox.agent_runtime import runtime_image
 from mle_gym.sandbox.base import (
     AgentIdentity,
     FileInfo,
@@ -114,9 +115,10 @@ def workspace_tmpfs(
 
 
 def resolve_image(client: Any, tag: str | None) -> str:
-    """The image to run: `tag`, else $MLE_GYM_IMAGE, else the full image, else the offline one."""
+    """The image to run: `tag`, else $MLE_GYM_IMAGE, else the pinned runtime's image
+    (agent_runtime.py), else the full image, else the offline one."""
     wanted = tag or os.environ.get("MLE_GYM_IMAGE")
-    candidates = [wanted] if wanted else [DEFAULT_IMAGE, OFFLINE_IMAGE]
+    candidates = [wanted] if wanted else [runtime_image(), DEFAULT_IMAGE, OFFLINE_IMAGE]
     for candidate in candidates:
         try:
             client.images.get(candidate)

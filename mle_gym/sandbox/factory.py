@@ -10,7 +10,17 @@ BACKENDS = ("local", "docker")
 
 #: The options each backend takes (sandbox_options), checked when an env is made.
 OPTIONS = {
-    "local": ("isolation", "memory", "cpus", "pids_limit", "disk", "uid", "files", "gpus"),
+    "local": (
+        "isolation",
+        "memory",
+        "cpus",
+        "pids_limit",
+        "disk",
+        "uid",
+        "files",
+        "gpus",
+        "runtime",
+    ),
     "docker": (
         "image",
         "memory",

@@ -39,6 +39,7 @@ import ptyprocess
 
 from mle_gym.forks import FORK_LOCK
 from mle_gym.sandbox import seccomp
+from mle_gym.sandbox.agent_runtime import built_venv
 from mle_gym.sandbox.base import (
     AgentIdentity,
     FileInfo,
@@ -98,6 +99,12 @@ NO_BWRAP = (
     "backend='docker'. To run commands without any isolation (only for code you trust), "
     "pass sandbox_options={'isolation': 'none'}."
 )
+NO_RUNTIME_WARNING = (
+    "mle_gym: the pinned agent runtime is not built, so the local sandbox runs agent code "
+    "with this Python's own libraries (scores may differ from the docker backend's); run "
+    "`mle-gym build-runtime` once, or pass sandbox_options={'runtime': 'host'} to say so"
+)
+_warned_no_runtime = False
 
 
 def bwrap_available() -> bool:
@@ -112,6 +119,24 @@ def _python_roots() -> list[Path]:
         Path(sys.executable).resolve().parent.parent,
     }
     return sorted(r for r in roots if not str(r).startswith("/usr"))
+
+
+def agent_python(runtime: str | Path) -> Path | None:
+    """The venv whose Python the agent runs: "auto" the pinned runtime when built (else
+    None, with one warning per process), "host" None (this process's Python), or a path."""
+    global _warned_no_runtime
+    if runtime == "host":
+        return None
+    if runtime != "auto":
+        venv = Path(runtime).resolve()
+        if not (venv / "bin" / "python3").exists():
+            raise ValueError(f"runtime {runtime}: no bin/python3 there (a venv is expected)")
+        return venv
+    venv = built_venv()
+    if venv is None and not _warned_no_runtime:
+        _warned_no_runtime = True
+        warnings.warn(NO_RUNTIME_WARNING, RuntimeWarning, stacklevel=3)
+    return venv
 
 
 def _traversable(path: Path, made: set[str] | None = None) -> list[str]:
@@ -339,7 +364,8 @@ class LocalSandbox(ShellBackedSandbox):
     bound the sandbox through a cgroup; `disk` bounds each of /tmp, /dev/shm, /home/code and
     /home/submission in bytes, and `files` the last two in files (inodes); `uid` is the
     agent's host uid when this process is root (default: one of its own for each running
-    sandbox, uids.py).
+    sandbox, uids.py). `runtime`: the agent's Python (`agent_python`): "auto" (the pinned
+    runtime of `mle-gym build-runtime`, else this Python), "host", or a venv's path.
     """
 
     def __init__(
@@ -352,6 +378,7 @@ class LocalSandbox(ShellBackedSandbox):
         uid: int | None = None,
         files: int = DEFAULT_FILES,
         gpus: GpuSpec = None,
+        runtime: str | Path = "auto",
     ) -> None:
         if isolation not in ("bwrap", "none"):
             raise ValueError("isolation must be 'bwrap' or 'none'")
@@ -376,6 +403,8 @@ class LocalSandbox(ShellBackedSandbox):
         #: The chosen GPUs' devices and driver files; NoNvidiaDriver now, at gym.make, if
         #: the host has no driver or not those GPUs.
         self.gpus = gpu_binds(gpus)
+        #: The agent's venv, first on its PATH; None: this process's Python.
+        self.runtime = agent_python(runtime)
         self.as_root = os.geteuid() == 0
         self.agent_uid = uid
         self._chosen_uid = uid
@@ -411,11 +440,10 @@ class LocalSandbox(ShellBackedSandbox):
             self.stop()
             raise
         tools = [*self.gpus.path] if self.gpus is not None else []
+        python = self.runtime if self.runtime is not None else Path(sys.executable).parent.parent
         env = shell_environment(
             home="/tmp" if self.isolated else "/home/agent-home",
-            path=":".join(
-                [str(Path(sys.executable).parent), *tools, "/usr/local/bin:/usr/bin:/bin"]
-            ),
+            path=":".join([str(python / "bin"), *tools, "/usr/local/bin:/usr/bin:/bin"]),
             extra={**(self.gpus.environment() if self.gpus is not None else {}), **spec.env},
         )
         cwd = str(self.root)
@@ -529,7 +557,7 @@ class LocalSandbox(ShellBackedSandbox):
             as_root=self.as_root,
             agent_uid=self.agent_uid if self.agent_uid is not None else _AGENT_UID,
             disk=self.disk,
-            python_roots=_python_roots(),
+            python_roots=[*_python_roots(), *([self.runtime] if self.runtime else [])],
             cgroup_dirs=self.cgroup.dirs if self.cgroup is not None else None,
             gpus=self.gpus,
         )
@@ -654,6 +682,7 @@ class LocalSandbox(ShellBackedSandbox):
             "limits_enforced": self.cgroup is not None,
             "network": "uplink" if self._network and self.isolated else self._network,
             "gpus": [g.uuid or str(g.index) for g in self.gpus.gpus] if self.gpus else [],
+            "agent_python": str(self.runtime) if self.runtime is not None else "host",
         }
 
 
