@@ -38,7 +38,9 @@ _probed: dict[tuple[str, str], dict[str, str]] = {}
 def runtime_versions(sandbox: Sandbox, timeout: float = 60.0) -> dict[str, str]:
     """{"python": "3.11.7", "numpy": "1.26.4", ...} as the sandbox's `python3` sees them;
     {} when it has none (or the probe fails: the episode goes on without the record)."""
-    key = (type(sandbox).__name__, str(sandbox.describe().get("image") or sys.prefix))
+    described = sandbox.describe()
+    where = described.get("image") or described.get("agent_python") or sys.prefix
+    key = (type(sandbox).__name__, str(where))
     if key in _probed:
         return dict(_probed[key])
     try:
