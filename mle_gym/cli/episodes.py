@@ -113,10 +113,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
     )
     prepare(comp, log=log)
     env_kwargs = env_kwargs_from(args)
+    if args.backend == "local":
+        from mle_gym.sandbox.agent_runtime import built_venv
+
+        # a demo score is compared with nothing: without the pinned runtime, this Python's
+        # libraries serve, without the warning that a comparable run needs
+        env_kwargs["sandbox_options"] = {"runtime": "auto" if built_venv() else "host"}
     if args.backend == "local" and shutil.which("bwrap") is None:
         # The demo's commands are our own scripted baseline's, not a model's: running them
         # unisolated is safe, and lets the demo work on a machine without bubblewrap.
-        env_kwargs["sandbox_options"] = {"isolation": "none"}
+        env_kwargs["sandbox_options"]["isolation"] = "none"
         say(
             "bubblewrap is not installed, so the demo runs its scripted commands without "
             "isolation (they are mle_gym's own). Agents need isolation: install bubblewrap "
