@@ -1,4 +1,4 @@
-"""Progress of long prepare steps, in files and bytes, through the log `prepare` was given.
+"""Progress of long prepare steps, in files (or rows) and bytes, through `prepare`'s log.
 
 Image sets run to millions of files and hours of placing; a competition's prepare function
 only sees its folders, so the log travels in a context variable set by `mle_gym.data.prepare`.
@@ -39,11 +39,13 @@ def _size(nbytes: int) -> str:
 
 
 class Progress:
-    """Counts files and bytes of one step and reports them every few seconds and at the end."""
+    """Counts files (or rows: `unit`) and bytes of one step and reports them every few seconds
+    and at the end."""
 
-    def __init__(self, what: str, total: int | None = None) -> None:
+    def __init__(self, what: str, total: int | None = None, unit: str = "files") -> None:
         self.what = what
         self.total = total
+        self.unit = unit
         self.files = 0
         self.nbytes = 0
         self._log = _log.get()
@@ -64,7 +66,7 @@ class Progress:
 
     def _line(self) -> str:
         of = f" of {self.total:,}" if self.total is not None else ""
-        return f"{self.what}: {self.files:,}{of} files, {_size(self.nbytes)}"
+        return f"{self.what}: {self.files:,}{of} {self.unit}, {_size(self.nbytes)}"
 
     def __enter__(self) -> Progress:
         return self
