@@ -222,7 +222,6 @@ def _scatter(
     order: Order,
     parts: Sequence[Sequence[Output]],
     work: Path,
-    name: str,
 ) -> tuple[list[list[_Buckets]], list[list[bytes]], dict[str, set[Any]]]:
     """Pass 2 of the module docstring: every chunk formatted and its lines bucketed."""
     sizes = order.sizes(len(parts))
@@ -237,7 +236,7 @@ def _scatter(
     with (
         open(path, "rb") as source,
         _read_csv(source, chunksize=CHUNK_ROWS, **read) as chunks,
-        Progress(f"reading {name}", total, unit="rows") as progress,
+        Progress(f"reading {path.name}", total, unit="rows") as progress,
     ):
         for chunk in chunks:
             end = start + len(chunk)
@@ -265,16 +264,21 @@ def _scatter(
     return buckets, headers, types
 
 
+Parts = Sequence[Sequence[Output]]
+
+
 def split_csv(
     path: Path,
     order: Order | Callable[[int], Order],
-    parts: Sequence[Sequence[Output]],
+    parts: Parts | Callable[[list[int]], Parts],
     *,
     read: Mapping[str, Any] | None = None,
     work: Path | None = None,
 ) -> None:
     """Write each part's outputs from `path`, rows placed as `order` says (an `Order`, or a
-    function of the row count, called again if `count_rows` miscounted).
+    function of the row count, called again if `count_rows` miscounted). `parts` lists each
+    part's outputs, or is a function of the parts' sizes that does (for ids that continue
+    from one part to the next).
 
     `read` holds `pd.read_csv` arguments (as MLE-bench passes them); scratch files (about the
     outputs' size) go to a temporary folder in `work` (default: beside the first output).
@@ -282,14 +286,16 @@ def split_csv(
     read = dict(read or {})
     make_order = order if callable(order) else (lambda _rows: order)
     current = make_order(count_rows(path) if callable(order) else len(order.part))
-    scratch = Path(tempfile.mkdtemp(prefix=".split-", dir=work or parts[0][0].path.parent))
+    scratch: Path | None = None
     try:
         while True:
+            outputs = parts(current.sizes(_part_count(current))) if callable(parts) else parts
+            if scratch is None:
+                folder = work or outputs[0][0].path.parent
+                scratch = Path(tempfile.mkdtemp(prefix=".split-", dir=folder))
             attempt = Path(tempfile.mkdtemp(dir=scratch))
             try:
-                buckets, headers, types = _scatter(
-                    path, read, current, parts, attempt, path.name
-                )
+                buckets, headers, types = _scatter(path, read, current, outputs, attempt)
             except _RowCount as miscount:
                 if not callable(order):
                     raise NotStreamable(
@@ -306,9 +312,14 @@ def split_csv(
                 raise NotStreamable(f"columns {sorted(changed)} change type under dtype={given}")
             read["dtype"] = {**(given or {}), **changed}
             shutil.rmtree(attempt)
-        _gather(parts, buckets, headers)
+        _gather(outputs, buckets, headers)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _part_count(order: Order) -> int:
+    return int(order.part.max()) + 1 if len(order.part) else 1
 
 
 def _gather(
