@@ -159,8 +159,9 @@ def _common_type(types: set[Any]) -> Any:
     names = {str(t) for t in types}
     if names <= {"int64", "float64"}:
         return "float64"
-    if names <= {"float64", "object"}:  # a chunk of only empty cells reads as floats
-        return "object"
+    text = names - {"float64"}
+    if len(text) == 1 and text <= {"object", "str"}:  # a chunk of empty cells reads as floats
+        return text.pop()
     raise NotStreamable(f"a column is read as {sorted(names)} in different parts of the file")
 
 

@@ -45,7 +45,11 @@ def _outputs(public: Path, private: Path) -> Callable[[list[int]], list[list[Out
             return rows.assign(id=sizes[0] + rank.astype(np.int64))
 
         return [
-            [Output(public / "train.csv", lambda rows, rank: rows.assign(id=rank.astype(np.int64)))],
+            [
+                Output(
+                    public / "train.csv", lambda rows, rank: rows.assign(id=rank.astype(np.int64))
+                )
+            ],
             [
                 Output(private / "test.csv", test),
                 Output(public / "test.csv", lambda r, k: test(r, k).drop(columns="target")),
