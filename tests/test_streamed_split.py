@@ -28,13 +28,15 @@ from mle_gym.competitions.streamed_split import (
 )
 from tests.fixtures.raw import generator_for
 
-COVERED = (
-    "new-york-city-taxi-fare-prediction",
-    "tabular-playground-series-dec-2021",
-    "tabular-playground-series-may-2022",
-    "ventilator-pressure-prediction",
-    "champs-scalar-coupling",
-)
+#: Each covered competition, with rows per chunk and per bucket that split its generated
+#: table into many of both (a few thousand formatting calls at most).
+COVERED = {
+    "new-york-city-taxi-fare-prediction": (997, 1_500),
+    "tabular-playground-series-dec-2021": (997, 1_500),
+    "tabular-playground-series-may-2022": (9_973, 20_011),
+    "ventilator-pressure-prediction": (997, 1_500),
+    "champs-scalar-coupling": (997, 1_500),
+}
 
 
 @pytest.fixture
@@ -59,8 +61,11 @@ def _run(prepare, raw: Path, out: Path) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("competition_id", COVERED)
 def test_streamed_prepare_writes_the_bytes_of_the_in_memory_one(
-    competition_id: str, tmp_path: Path, small_blocks: None, monkeypatch: pytest.MonkeyPatch
+    competition_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    chunk, bucket = COVERED[competition_id]
+    monkeypatch.setattr(streamed_split, "CHUNK_ROWS", chunk)
+    monkeypatch.setattr(streamed_split, "BUCKET_ROWS", bucket)
     comp = get_competition(competition_id)
     module = importlib.import_module(comp.prepare.__module__)
     raw = tmp_path / "raw"

@@ -36,10 +36,13 @@ from typing import Any
 from mle_gym.competitions.prepare_progress import Progress
 from mle_gym.lazy import np, pd
 
-#: Rows pandas parses at a time (a few hundred MB for the widest tables served here).
+#: Rows pandas parses at a time, at most, and about how many raw bytes.
 CHUNK_ROWS = 500_000
-#: Consecutive ranks per bucket: the lines held at once while one is put in order.
+CHUNK_BYTES = 64 << 20
+#: Consecutive ranks per bucket (the lines held at once while one is put in order), at most,
+#: and about how many bytes.
 BUCKET_ROWS = 2_000_000
+BUCKET_BYTES = 128 << 20
 #: Bytes of the raw file read at a time when counting its lines.
 COUNT_BLOCK = 1 << 24
 
@@ -165,46 +168,69 @@ def _common_type(types: set[Any]) -> Any:
     raise NotStreamable(f"a column is read as {sorted(names)} in different parts of the file")
 
 
+@dataclass(frozen=True)
+class _Sizes:
+    """Rows per chunk and per bucket for a file of `rows` rows in `nbytes` bytes."""
+
+    chunk: int
+    bucket: int
+
+    @staticmethod
+    def of(rows: int, nbytes: int) -> _Sizes:
+        per_row = max(nbytes / max(rows, 1), 1.0)
+        return _Sizes(
+            chunk=max(1, min(CHUNK_ROWS, int(CHUNK_BYTES / per_row))),
+            bucket=max(1, min(BUCKET_ROWS, int(BUCKET_BYTES / per_row))),
+        )
+
+
 class _Buckets:
     """The formatted lines of one output, appended to one file per bucket with their ranks."""
 
-    def __init__(self, folder: Path, size: int) -> None:
+    def __init__(self, folder: Path, size: int, rows: int) -> None:
         folder.mkdir()
         self.folder = folder
-        self.count = -(-size // BUCKET_ROWS)
+        self.rows = rows
+        self.count = -(-size // rows)
         self.size = size
 
-    def add(self, lines: list[bytes], rank: np.ndarray) -> None:
-        bucket = rank // BUCKET_ROWS
+    def add(self, frame: pd.DataFrame, rank: np.ndarray, write: Mapping[str, Any]) -> None:
+        """Format `frame` (rows ranked `rank`) bucket by bucket into the bucket files."""
+        bucket = rank // self.rows
         order = np.argsort(bucket, kind="stable")
         bounds = np.flatnonzero(np.diff(bucket[order])) + 1
         for picked in np.split(order, bounds):
             number = int(bucket[picked[0]])
-            with open(self.folder / f"{number}.txt", "ab") as text:
-                text.write(b"".join(map(lines.__getitem__, picked.tolist())))
+            text = _text(frame.iloc[picked], write)
+            with open(self.folder / f"{number}.txt", "ab") as lines:
+                lines.write(text)
             with open(self.folder / f"{number}.rank", "ab") as ranks:
                 rank[picked].astype(np.int64).tofile(ranks)
+
+    def expected(self, number: int) -> int:
+        return min(self.rows, self.size - number * self.rows)
 
     def ordered(self) -> Iterator[bytes]:
         """Each bucket's lines in rank order, bucket by bucket, the files removed once read."""
         for number in range(self.count):
             text, ranks = self.folder / f"{number}.txt", self.folder / f"{number}.rank"
             lines = text.read_bytes().splitlines(keepends=True)
-            position = np.fromfile(ranks, dtype=np.int64) - number * BUCKET_ROWS
-            expected = min(BUCKET_ROWS, self.size - number * BUCKET_ROWS)
+            position = np.fromfile(ranks, dtype=np.int64) - number * self.rows
+            expected = self.expected(number)
             if len(lines) != expected or len(position) != expected:
                 raise AssertionError(f"bucket {number} holds {len(lines)} of {expected} lines")
             text.unlink()
             ranks.unlink()
             yield b"".join(map(lines.__getitem__, np.argsort(position).tolist()))
+            del lines
 
 
-def _lines(frame: pd.DataFrame, write: Mapping[str, Any]) -> list[bytes]:
+def _text(frame: pd.DataFrame, write: Mapping[str, Any]) -> bytes:
+    """`frame`'s lines as `to_csv` writes them, one line per row or NotStreamable."""
     text = frame.to_csv(index=False, header=False, lineterminator="\n", **write).encode()
-    lines = text.splitlines(keepends=True)
-    if len(lines) != len(frame):
+    if text.count(b"\n") != len(frame) or b"\r" in text:
         raise NotStreamable("a formatted cell holds a line break")
-    return lines
+    return text
 
 
 def _header(make: Make, first: pd.DataFrame, write: Mapping[str, Any]) -> bytes:
@@ -226,8 +252,9 @@ def _scatter(
 ) -> tuple[list[list[_Buckets]], list[list[bytes]], dict[str, set[Any]]]:
     """Pass 2 of the module docstring: every chunk formatted and its lines bucketed."""
     sizes = order.sizes(len(parts))
+    rows_per = _Sizes.of(len(order.part), path.stat().st_size)
     buckets = [
-        [_Buckets(work / f"{p}-{o}", sizes[p]) for o in range(len(outs))]
+        [_Buckets(work / f"{p}-{o}", sizes[p], rows_per.bucket) for o in range(len(outs))]
         for p, outs in enumerate(parts)
     ]
     headers: list[list[bytes]] = []
@@ -236,7 +263,7 @@ def _scatter(
     total = len(order.part)
     with (
         open(path, "rb") as source,
-        _read_csv(source, chunksize=CHUNK_ROWS, **read) as chunks,
+        _read_csv(source, chunksize=rows_per.chunk, **read) as chunks,
         Progress(f"reading {path.name}", total, unit="rows") as progress,
     ):
         for chunk in chunks:
@@ -253,8 +280,8 @@ def _scatter(
                         continue
                     rows = chunk.iloc[picked]
                     for output, bucket in zip(outs, buckets[number], strict=True):
-                        lines = _lines(output.make(rows, rank[picked]), output.write)
-                        bucket.add(lines, rank[picked])
+                        frame = output.make(rows, rank[picked])
+                        bucket.add(frame, rank[picked], output.write)
             start = end
             progress.add(source.tell() - progress.nbytes, files=len(chunk))
     if start != total:
@@ -338,5 +365,4 @@ def _gather(
                 target.write(header)
                 for number, block in enumerate(bucket.ordered()):
                     target.write(block)
-                    rows = min(BUCKET_ROWS, bucket.size - number * BUCKET_ROWS)
-                    progress.add(len(block), files=rows)
+                    progress.add(len(block), files=bucket.expected(number))
