@@ -92,10 +92,11 @@ def holdout_order(rows: int, test_size: float | int) -> Order:
     # zero-width array of `rows` rows gives it the row count without the rows.
     splitter = ShuffleSplit(test_size=test_size, train_size=None, random_state=0)
     train, test = next(splitter.split(np.empty((rows, 0))))
-    return _order_of_parts(rows, [train, test])
+    return order_of_parts(rows, [train, test])
 
 
-def _order_of_parts(rows: int, parts: Sequence[np.ndarray]) -> Order:
+def order_of_parts(rows: int, parts: Sequence[np.ndarray]) -> Order:
+    """Part `n` holds the rows `parts[n]` lists, in that order; the other rows go nowhere."""
     kind = _rank_type(rows)
     part = np.full(rows, -1, dtype=np.int8)
     rank = np.zeros(rows, dtype=kind)
@@ -119,12 +120,12 @@ def group_holdout_order(keys: np.ndarray, test_size: float = 0.1) -> Order:
         row_rank = group_rank[group_of_row]
         mine = np.flatnonzero(row_rank >= 0)
         parts.append(mine[np.argsort(row_rank[mine], kind="stable")])
-    return _order_of_parts(len(keys), parts)
+    return order_of_parts(len(keys), parts)
 
 
 def filter_order(kept: np.ndarray) -> Order:
     """Part 0 is the rows where `kept` is true, in file order (MLE-bench's boolean filter)."""
-    return _order_of_parts(len(kept), [np.flatnonzero(kept)])
+    return order_of_parts(len(kept), [np.flatnonzero(kept)])
 
 
 def count_rows(path: Path) -> int:
