@@ -183,12 +183,14 @@ def test_what_cannot_be_streamed_says_why(
     source = tmp_path / "raw.csv"
     body = [f"{n},{cells[0]}" for n in range(1_500)] + [f"{n},{cells[1]}" for n in range(1_500)]
     source.write_text("\n".join(["id,value", *body]) + "\n")
-    with pytest.raises(NotStreamable, match=reason):
+    said: list[str] = []
+    with reporting_to(said.append), pytest.raises(NotStreamable, match=reason):
         split_csv(
             source,
             lambda rows: holdout_order(rows, 0.1),
             [[Output(tmp_path / "train.csv")], [Output(tmp_path / "test.csv")]],
         )
+    assert [line for line in said if "cannot be split in chunks" in line and reason in line]
 
 
 def test_progress_reports_rows_read_rows_written_and_bytes(

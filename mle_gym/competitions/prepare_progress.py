@@ -30,6 +30,13 @@ def reporting_to(log: Log) -> Iterator[None]:
         _log.reset(token)
 
 
+def note(message: str) -> None:
+    """Send one line to the log of the prepare running, if any."""
+    log = _log.get()
+    if log is not None:
+        log(message)
+
+
 def _size(nbytes: int) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if nbytes < 1000 or unit == "GB":

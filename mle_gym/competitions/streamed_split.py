@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mle_gym.competitions.prepare_progress import Progress
+from mle_gym.competitions.prepare_progress import Progress, note
 from mle_gym.lazy import np, pd
 
 #: Rows pandas parses at a time, at most, and about how many raw bytes.
@@ -312,7 +312,20 @@ def split_csv(
     `read` holds `pd.read_csv` arguments (as MLE-bench passes them); scratch files (about the
     outputs' size) go to a temporary folder in `work` (default: beside the first output).
     """
-    read = dict(read or {})
+    try:
+        _split_csv(path, order, parts, dict(read or {}), work)
+    except NotStreamable as reason:
+        note(f"{path.name} cannot be split in chunks ({reason}): it is read whole instead")
+        raise
+
+
+def _split_csv(
+    path: Path,
+    order: Order | Callable[[int], Order],
+    parts: Parts | Callable[[list[int]], Parts],
+    read: dict[str, Any],
+    work: Path | None,
+) -> None:
     make_order = order if callable(order) else (lambda _rows: order)
     current = make_order(count_rows(path) if callable(order) else len(order.part))
     scratch: Path | None = None
