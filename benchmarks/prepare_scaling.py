@@ -14,6 +14,16 @@ the floor stays bounded by the chunk size rather than the file size.
 
 The raw files are written by a child process too: Linux carries a process's peak RSS across
 fork and exec, so a parent that had grown while writing data would inflate its children's.
+
+    python benchmarks/prepare_scaling.py --against-mlebench [--rows 5000000 20000000]
+        [--only COMPETITION ...] [--mlebench-python PY] [--mlebench-src DIR]
+
+measures the competitions whose CSV split is streamed (`mle_gym.competitions.streamed_split`)
+beside MLE-bench's own prepare.py on the same raw files: raw files of the real schema are
+written with the given numbers of rows, each prepare runs once in a fresh child (MLE-bench's
+under the Python of a venv with its pins: pandas 2.2.2, numpy 1.26.4, scikit-learn 1.5.1),
+and the table gives both times (prepare only, imports excluded), both peak RSS, the ratios,
+and whether every output file has the same md5 in both runs.
 """
 
 from __future__ import annotations
@@ -45,8 +55,9 @@ import sys, time
 from pathlib import Path
 from mle_gym.competitions import get_competition
 comp = get_competition(sys.argv[1])
+import pandas, sklearn.model_selection  # imported before the clock starts, as MLE-bench's child
 if sys.argv[2] == "-":  # the floor: what prepare imports, no data
-    import pandas, pyarrow.parquet, sklearn.model_selection
+    import pyarrow.parquet
 else:
     raw, public, private = (Path(p) for p in sys.argv[2:5])
     started = time.perf_counter()
@@ -150,9 +161,9 @@ def synthesise(competition_id: str, size: int, dest: str) -> None:
     COMPETITIONS[competition_id](Path(dest), size, np.random.default_rng(size))
 
 
-def run_child(command: list[str]) -> tuple[str, float]:
+def run_child(command: list[str], python: str = sys.executable) -> tuple[str, float]:
     """(stdout, peak RSS in MiB) of a Python child running `command`."""
-    child = subprocess.Popen([sys.executable, *command], stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([python, *command], stdout=subprocess.PIPE, text=True)
     out = child.stdout.read()
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
@@ -203,24 +214,256 @@ def bench(competition_id: str, sizes: list[int], repeats: int, work: Path) -> No
         previous = row
 
 
+#: Rows generated and written at a time by the streamed competitions' raw writers.
+WRITE_ROWS = 1_000_000
+
+MLEBENCH_CHILD = """
+import importlib.util, sys, time, types
+from pathlib import Path
+import pandas as pd
+
+def read_csv(*args, **kwargs):  # mlebench.utils.read_csv without its other imports
+    return pd.read_csv(*args, **{"float_precision": "round_trip", **kwargs})
+
+sys.modules["mlebench"] = types.ModuleType("mlebench")
+sys.modules["mlebench.utils"] = utils = types.ModuleType("mlebench.utils")
+utils.read_csv = read_csv
+spec = importlib.util.spec_from_file_location("mlebench_prepare", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+import sklearn.model_selection
+raw, public, private = (Path(p) for p in sys.argv[2:5])
+started = time.perf_counter()
+module.prepare(raw, public, private)
+print(time.perf_counter() - started)
+"""
+
+
+def _write_in_blocks(path: Path, rows: int, block: Callable[[int, int], object]) -> None:
+    """`block(start, count)` frames appended to `path`, WRITE_ROWS rows at a time."""
+    for start in range(0, rows, WRITE_ROWS):
+        frame = block(start, min(WRITE_ROWS, rows - start))
+        frame.to_csv(path, index=False, header=start == 0, mode="w" if start == 0 else "a")
+
+
+def taxi_rows(dest: Path, rows: int, rng: np.random.Generator) -> None:
+    import numpy as np
+    import pandas as pd
+
+    def block(start: int, n: int) -> pd.DataFrame:
+        seconds = rng.integers(0, 6 * 365 * 86_400, n)
+        stamp = (pd.Timestamp("2009-01-01") + pd.to_timedelta(seconds, unit="s")).strftime(
+            "%Y-%m-%d %H:%M:%S"
+        )
+        serial = pd.Series(np.arange(start + 1, start + n + 1)).astype(str).str.zfill(7)
+        lon = np.round(rng.normal(-73.97, 0.04, (2, n)), 6)
+        lat = np.round(rng.normal(40.75, 0.03, (2, n)), 6)
+        missing = rng.random(n) < 7e-6  # Kaggle's train.csv lacks 376 drop-offs in 55M
+        lon[1, missing] = lat[1, missing] = np.nan
+        return pd.DataFrame(
+            {
+                "key": stamp + "." + serial.to_numpy(),
+                "fare_amount": np.round(rng.gamma(2.0, 5.5, n), 2),
+                "pickup_datetime": stamp + " UTC",
+                "pickup_longitude": lon[0],
+                "pickup_latitude": lat[0],
+                "dropoff_longitude": lon[1],
+                "dropoff_latitude": lat[1],
+                "passenger_count": rng.integers(0, 7, n),
+            }
+        )
+
+    _write_in_blocks(dest / "train.csv", rows, block)
+    (dest / "GCP-Coupons-Instructions.rtf").write_text("{\\rtf1\\ansi Coupons.}\n")
+
+
+def cover_type_rows(dest: Path, rows: int, rng: np.random.Generator) -> None:
+    import numpy as np
+    import pandas as pd
+
+    def block(start: int, n: int) -> pd.DataFrame:
+        columns = {"Id": np.arange(start, start + n)}
+        for name, low, high in (
+            ("Elevation", 1800, 3900),
+            ("Aspect", -30, 400),
+            ("Slope", -3, 65),
+            ("Horizontal_Distance_To_Hydrology", -90, 1600),
+            ("Vertical_Distance_To_Hydrology", -300, 600),
+            ("Horizontal_Distance_To_Roadways", -300, 7700),
+            ("Hillshade_9am", -4, 300),
+            ("Hillshade_Noon", 50, 280),
+            ("Hillshade_3pm", -50, 270),
+            ("Horizontal_Distance_To_Fire_Points", -300, 8000),
+        ):
+            columns[name] = rng.integers(low, high, n)
+        for number in range(1, 5):
+            columns[f"Wilderness_Area{number}"] = (rng.random(n) < 0.25).astype(np.int64)
+        for number in range(1, 41):
+            columns[f"Soil_Type{number}"] = (rng.random(n) < 0.05).astype(np.int64)
+        columns["Cover_Type"] = (
+            rng.choice(7, n, p=[0.37, 0.56, 0.05, 1e-4, 1e-5, 0.003, 0.01689]) + 1
+        )
+        return pd.DataFrame(columns)
+
+    _write_in_blocks(dest / "train.csv", rows, block)
+
+
+def manufacturing_rows(dest: Path, rows: int, rng: np.random.Generator) -> None:
+    import numpy as np
+    import pandas as pd
+
+    letters = np.array(list("ABCDEFGHIJKLMNOPQRST"))
+
+    def block(start: int, n: int) -> pd.DataFrame:
+        columns: dict[str, object] = {"id": np.arange(start, start + n)}
+        for number in range(31):
+            if number == 27:
+                codes = letters[rng.integers(0, 20, (n, 10))]
+                columns["f_27"] = codes.view("<U10").ravel()
+            elif 7 <= number <= 18 or number in (29, 30):
+                columns[f"f_{number:02d}"] = rng.integers(0, 15, n)
+            else:
+                columns[f"f_{number:02d}"] = rng.normal(0, 1.5, n)
+        columns["target"] = rng.integers(0, 2, n)
+        return pd.DataFrame(columns)
+
+    _write_in_blocks(dest / "train.csv", rows, block)
+
+
+def breath_rows(dest: Path, rows: int, rng: np.random.Generator) -> None:
+    import numpy as np
+    import pandas as pd
+
+    steps = 80
+    breaths = max(rows // steps, 1)
+    # Kaggle's breath ids rise with gaps; the per-block generator keeps whole breaths.
+    breath_ids = np.cumsum(rng.integers(1, 4, breaths))
+
+    def block(start: int, n: int) -> pd.DataFrame:
+        first = start // steps
+        ids = np.repeat(breath_ids[first : first + n // steps], steps)
+        count = len(ids)
+        return pd.DataFrame(
+            {
+                "id": np.arange(start + 1, start + count + 1),
+                "breath_id": ids,
+                "R": rng.choice([5, 20, 50], count),
+                "C": rng.choice([10, 20, 50], count),
+                "time_step": np.tile(np.arange(steps) * 0.0339, count // steps)
+                + rng.uniform(0, 0.002, count),
+                "u_in": rng.uniform(0, 100, count),
+                "u_out": rng.integers(0, 2, count),
+                "pressure": np.round(rng.uniform(-2, 64, count), 6),
+            }
+        )
+
+    _write_in_blocks(dest / "train.csv", breaths * steps, block)
+
+
+#: Streamed competitions and their raw writers, `writer(dest, rows, rng)`.
+STREAMED: dict[str, Callable[[Path, int, np.random.Generator], None]] = {
+    "new-york-city-taxi-fare-prediction": taxi_rows,
+    "tabular-playground-series-dec-2021": cover_type_rows,
+    "tabular-playground-series-may-2022": manufacturing_rows,
+    "ventilator-pressure-prediction": breath_rows,
+}
+
+
+def synthesise_rows(competition_id: str, rows: int, dest: str) -> None:
+    import numpy as np
+
+    STREAMED[competition_id](Path(dest), rows, np.random.default_rng(rows))
+
+
+def md5s(folder: Path) -> dict[str, str]:
+    import hashlib
+
+    sums = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest = hashlib.md5()
+        with open(path, "rb") as source:
+            while block := source.read(1 << 24):
+                digest.update(block)
+        sums[str(path.relative_to(folder))] = digest.hexdigest()
+    return sums
+
+
+def bench_against_mlebench(
+    competition_id: str, rows_list: list[int], work: Path, python: str, src: Path
+) -> None:
+    script = src / "mlebench" / "competitions" / competition_id / "prepare.py"
+    print(f"\n{competition_id}")
+    print(
+        f"{'rows':>11} {'raw MiB':>8} {'ours s':>7} {'ours MiB':>9} {'MLE-bench s':>12}"
+        f" {'MLE-bench MiB':>14} {'x time':>7} {'x MiB':>6}  same md5s"
+    )
+    for rows in rows_list:
+        raw = work / "raw"
+        shutil.rmtree(raw, ignore_errors=True)
+        raw.mkdir()
+        run_child([__file__, "--synthesise-rows", competition_id, str(rows), str(raw)])
+        results = []
+        for name, command, interpreter in (
+            ("ours", ["-c", CHILD, competition_id], sys.executable),
+            ("mlebench", ["-c", MLEBENCH_CHILD, str(script)], python),
+        ):
+            out = work / name
+            shutil.rmtree(out, ignore_errors=True)
+            public, private = out / "public", out / "private"
+            public.mkdir(parents=True)
+            private.mkdir()
+            text, peak = run_child([*command, str(raw), str(public), str(private)], interpreter)
+            results.append((float(text.strip().splitlines()[-1]), peak, md5s(out)))
+        (ours_s, ours_mib, ours_sums), (theirs_s, theirs_mib, theirs_sums) = results
+        differing = sorted(
+            k
+            for k in ours_sums.keys() | theirs_sums.keys()
+            if ours_sums.get(k) != theirs_sums.get(k)
+        )
+        same = "yes" if not differing else "NO: " + ", ".join(differing)
+        print(
+            f"{rows:>11,} {folder_mib(raw):8.0f} {ours_s:7.1f} {ours_mib:9.0f} {theirs_s:12.1f}"
+            f" {theirs_mib:14.0f} {ours_s / theirs_s:7.2f} {ours_mib / theirs_mib:6.2f}  {same}",
+            flush=True,
+        )
+        for name in ("raw", "ours", "mlebench"):
+            shutil.rmtree(work / name, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 2, 4])
-    parser.add_argument("--only", choices=sorted(COMPETITIONS), nargs="+")
+    parser.add_argument("--only", choices=sorted({*COMPETITIONS, *STREAMED}), nargs="+")
     parser.add_argument("--repeats", type=int, default=2, help="prepare runs per size (fastest)")
+    parser.add_argument("--against-mlebench", action="store_true")
+    parser.add_argument("--rows", type=int, nargs="+", default=[5_000_000, 20_000_000])
+    parser.add_argument("--mlebench-python", default="/work/mlebench-venv-prepare/bin/python")
+    parser.add_argument("--mlebench-src", type=Path, default=Path("/work/mlebench-src"))
+    parser.add_argument("--work", type=Path, help="scratch folder (default: the temp folder)")
     parser.add_argument("--synthesise", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--synthesise-rows", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.synthesise:
         competition_id, size, dest = args.synthesise
         synthesise(competition_id, int(size), dest)
         return
+    if args.synthesise_rows:
+        competition_id, rows, dest = args.synthesise_rows
+        synthesise_rows(competition_id, int(rows), dest)
+        return
     print(f"{os.cpu_count()} CPUs; ratios are to the previous size")
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="prepare-scaling-") as work:
-        for competition_id in args.only or COMPETITIONS:
-            bench(competition_id, args.sizes, args.repeats, Path(work))
+    with tempfile.TemporaryDirectory(prefix="prepare-scaling-", dir=args.work) as work:
+        if args.against_mlebench:
+            for competition_id in args.only or STREAMED:
+                bench_against_mlebench(
+                    competition_id, args.rows, Path(work), args.mlebench_python, args.mlebench_src
+                )
+        else:
+            for competition_id in args.only or COMPETITIONS:
+                bench(competition_id, args.sizes, args.repeats, Path(work))
     print(f"\ntotal {time.perf_counter() - started:.0f} s")
 
 

@@ -1,4 +1,4 @@
-"""Progress of long prepare steps, in files and bytes, through the log `prepare` was given.
+"""Progress of long prepare steps, in files (or rows) and bytes, through `prepare`'s log.
 
 Image sets run to millions of files and hours of placing; a competition's prepare function
 only sees its folders, so the log travels in a context variable set by `mle_gym.data.prepare`.
@@ -30,6 +30,13 @@ def reporting_to(log: Log) -> Iterator[None]:
         _log.reset(token)
 
 
+def note(message: str) -> None:
+    """Send one line to the log of the prepare running, if any."""
+    log = _log.get()
+    if log is not None:
+        log(message)
+
+
 def _size(nbytes: int) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if nbytes < 1000 or unit == "GB":
@@ -39,11 +46,13 @@ def _size(nbytes: int) -> str:
 
 
 class Progress:
-    """Counts files and bytes of one step and reports them every few seconds and at the end."""
+    """Counts files (or rows: `unit`) and bytes of one step and reports them every few seconds
+    and at the end."""
 
-    def __init__(self, what: str, total: int | None = None) -> None:
+    def __init__(self, what: str, total: int | None = None, unit: str = "files") -> None:
         self.what = what
         self.total = total
+        self.unit = unit
         self.files = 0
         self.nbytes = 0
         self._log = _log.get()
@@ -64,7 +73,7 @@ class Progress:
 
     def _line(self) -> str:
         of = f" of {self.total:,}" if self.total is not None else ""
-        return f"{self.what}: {self.files:,}{of} files, {_size(self.nbytes)}"
+        return f"{self.what}: {self.files:,}{of} {self.unit}, {_size(self.nbytes)}"
 
     def __enter__(self) -> Progress:
         return self

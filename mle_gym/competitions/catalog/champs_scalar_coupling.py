@@ -16,6 +16,7 @@ as MLE-bench ignores them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,7 +46,57 @@ MOLECULE_TABLES = (
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
-    """MLE-bench's split by molecule (see the module docstring)."""
+    """MLE-bench's split by molecule (see the module docstring), streamed (see
+    `streamed_split`): the bytes of `prepare_in_memory` in bounded memory."""
+    import numpy as np
+
+    from mle_gym.competitions.streamed_split import (
+        NotStreamable,
+        Output,
+        filter_order,
+        group_holdout_order,
+        read_column,
+        split_csv,
+    )
+
+    molecules = read_column(raw / "train.csv", "molecule_name", {})
+    order = group_holdout_order(molecules)
+    kept = np.unique(molecules[order.part == 0])
+    del molecules
+    try:
+        split_csv(
+            raw / "train.csv",
+            order,
+            [
+                [Output(public / "train.csv")],
+                [
+                    Output(private / "answers.csv"),
+                    Output(public / "test.csv", lambda rows, _: rows.drop(columns=TARGET)),
+                    Output(
+                        public / "sample_submission.csv",
+                        lambda rows, _: rows[["id"]].assign(**{TARGET: 0}),
+                    ),
+                ],
+            ],
+        )
+        for name in MOLECULE_TABLES:
+            names = read_column(raw / name, "molecule_name", {})
+            split_csv(raw / name, filter_order(np.isin(names, kept)), [[Output(public / name)]])
+    except NotStreamable:
+        prepare_in_memory(raw, public, private)
+        return
+    _place_structures(raw, public, kept)
+
+
+def _place_structures(raw: Path, public: Path, molecules: Iterable[str]) -> None:
+    for molecule in molecules:
+        place_file(
+            raw / "structures" / f"{molecule}.xyz", public / "structures" / f"{molecule}.xyz"
+        )
+
+
+def prepare_in_memory(raw: Path, public: Path, private: Path) -> None:
+    """The reference: every table in memory, as MLE-bench does."""
     from mle_gym.competitions.csv_io import read_csv
 
     train, answers = split_groups(read_csv(raw / "train.csv"), "molecule_name")
@@ -57,10 +108,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     for name in MOLECULE_TABLES:
         table = read_csv(raw / name)
         table[table["molecule_name"].isin(kept)].to_csv(public / name, index=False)
-    for molecule in train["molecule_name"].unique():
-        place_file(
-            raw / "structures" / f"{molecule}.xyz", public / "structures" / f"{molecule}.xyz"
-        )
+    _place_structures(raw, public, train["molecule_name"].unique())
 
 
 def load_answers(private: Path) -> pd.DataFrame:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
@@ -13,7 +14,11 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.streamed_split import NotStreamable, Output, holdout_order, split_csv
 from mle_gym.lazy import train_test_split
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Rows held out, as many as Kaggle's own (unlabelled) test set has.
 TEST_ROWS = 9914
@@ -22,11 +27,33 @@ SAMPLE_FARE = 11.35
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
-    """MLE-bench's split of Kaggle's ~55M labelled rides; the training part becomes labels.csv.
+    """MLE-bench's split of Kaggle's ~55M labelled rides, streamed (see `streamed_split`):
+    the same bytes as `prepare_in_memory`, in memory bounded by a few bytes a row."""
+    try:
+        split_csv(
+            raw / "train.csv",
+            lambda rows: holdout_order(rows, TEST_ROWS),
+            [
+                [Output(public / "labels.csv")],
+                [
+                    Output(public / "test.csv", lambda rows, _: rows.drop(columns="fare_amount")),
+                    Output(public / "sample_submission.csv", _sample),
+                    Output(private / "test.csv"),
+                ],
+            ],
+        )
+    except NotStreamable:
+        prepare_in_memory(raw, public, private)
+        return
+    shutil.copyfile(raw / "GCP-Coupons-Instructions.rtf", public / "GCP-Coupons-Instructions.rtf")
 
-    The whole train.csv is read into memory (several GB), as MLE-bench does, so the rows and
-    their formatting come out identical.
-    """
+
+def _sample(rows: pd.DataFrame, _rank: object) -> pd.DataFrame:
+    return rows[["key"]].assign(fare_amount=SAMPLE_FARE)
+
+
+def prepare_in_memory(raw: Path, public: Path, private: Path) -> None:
+    """The reference: the whole train.csv read into memory (several GB), as MLE-bench does."""
     rides = read_csv(raw / "train.csv")
     train, test = train_test_split(rides, test_size=TEST_ROWS, random_state=0)
 

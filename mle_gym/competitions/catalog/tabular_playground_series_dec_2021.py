@@ -12,6 +12,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.streamed_split import NotStreamable, Output, holdout_order, split_csv
 from mle_gym.lazy import pd, train_test_split
 
 #: The seven cover types; some are so rare that the test split may not contain them all.
@@ -21,7 +22,31 @@ SAMPLE_COVER_TYPE = 2
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
-    """MLE-bench's split: 10% of Kaggle's labelled rows become the hidden test set."""
+    """MLE-bench's split (10% of Kaggle's labelled rows become the hidden test set), streamed
+    (see `streamed_split`): the bytes of `prepare_in_memory` in bounded memory."""
+    try:
+        split_csv(
+            raw / "train.csv",
+            lambda rows: holdout_order(rows, 0.1),
+            [
+                [Output(public / "train.csv")],
+                [
+                    Output(private / "test.csv"),
+                    Output(public / "test.csv", lambda rows, _: rows.drop(columns="Cover_Type")),
+                    Output(public / "sample_submission.csv", _sample),
+                ],
+            ],
+        )
+    except NotStreamable:
+        prepare_in_memory(raw, public, private)
+
+
+def _sample(rows: pd.DataFrame, _rank: object) -> pd.DataFrame:
+    return pd.DataFrame({"Id": rows["Id"].to_numpy(), "Cover_Type": SAMPLE_COVER_TYPE})
+
+
+def prepare_in_memory(raw: Path, public: Path, private: Path) -> None:
+    """The reference: the whole table in memory, as MLE-bench does."""
     original = read_csv(raw / "train.csv")
     train, test = train_test_split(original, test_size=0.1, random_state=0)
 

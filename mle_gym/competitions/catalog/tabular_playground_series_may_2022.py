@@ -6,7 +6,9 @@ the test ids follow the training ids.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.spec import (
@@ -16,13 +18,58 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.streamed_split import NotStreamable, Output, holdout_order, split_csv
 from mle_gym.lazy import np, train_test_split
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TEST_ROWS = 100_000
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
-    """Split off TEST_ROWS rows (random_state=0); ids become 0..n-1 across train then test."""
+    """Split off TEST_ROWS rows (random_state=0); ids become 0..n-1 across train then test.
+    Streamed (see `streamed_split`): the bytes of `prepare_in_memory` in bounded memory."""
+    path = raw / "train.csv"
+    try:
+        split_csv(path, lambda rows: holdout_order(rows, TEST_ROWS), _outputs(public, private))
+    except NotStreamable:
+        prepare_in_memory(raw, public, private)
+
+
+def _outputs(public: Path, private: Path) -> Callable[[list[int]], list[list[Output]]]:
+    """The train part renumbered from 0; the test part after it, with its gold and sample."""
+
+    def outputs(sizes: list[int]) -> list[list[Output]]:
+        def test(rows: pd.DataFrame, rank: np.ndarray) -> pd.DataFrame:
+            return rows.assign(id=sizes[0] + rank.astype(np.int64))
+
+        return [
+            [
+                Output(
+                    public / "train.csv", lambda rows, rank: rows.assign(id=rank.astype(np.int64))
+                )
+            ],
+            [
+                Output(private / "test.csv", test),
+                Output(public / "test.csv", lambda r, k: test(r, k).drop(columns="target")),
+                Output(private / "gold_submission.csv", lambda r, k: test(r, k)[GOLD]),
+                Output(
+                    public / "sample_submission.csv",
+                    lambda r, k: test(r, k)[GOLD].assign(target=0.5),
+                ),
+            ],
+        ]
+
+    return outputs
+
+
+#: The columns of the gold submission.
+GOLD = ["id", "target"]
+
+
+def prepare_in_memory(raw: Path, public: Path, private: Path) -> None:
+    """The reference: the whole table in memory, as MLE-bench does."""
     rows = read_csv(raw / "train.csv")
     train, test = train_test_split(rows, test_size=TEST_ROWS, random_state=0)
     train["id"] = np.arange(len(train))

@@ -8,6 +8,8 @@ set), renumbers the sentences of both parts, and grades exact-match accuracy of 
 from __future__ import annotations
 
 import csv
+import functools
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -19,6 +21,14 @@ from mle_gym.competitions.spec import (
     PrepareFn,
     SubmissionFormat,
     Thresholds,
+)
+from mle_gym.competitions.streamed_split import (
+    Make,
+    NotStreamable,
+    Output,
+    order_of_parts,
+    read_column,
+    split_csv,
 )
 from mle_gym.lazy import pd, train_test_split
 
@@ -49,33 +59,101 @@ def _split_by_sentence(corpus: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame
 
 
 def _write_zipped(frame: pd.DataFrame, public: Path, name: str) -> None:
+    frame.to_csv(public / name, **QUOTED)
+    _zip(public, name)
+
+
+def prepare_for(prefix: str) -> PrepareFn:
+    """The preparation of the `<prefix>_*` files (`en` or `ru`), streamed (see
+    `streamed_split`): the bytes of `prepare_in_memory_for(prefix)` in bounded memory."""
+
+    def prepare(raw: Path, public: Path, private: Path) -> None:
+        name = f"{prefix}_train.csv"
+        with tempfile.TemporaryDirectory(prefix=".corpus-", dir=private.parent) as scratch:
+            with zipfile.ZipFile(raw / f"{name}.zip") as archive:
+                corpus = Path(archive.extract(name, scratch))
+            try:
+                _split_streamed(corpus, public, private, prefix)
+            except NotStreamable:
+                _prepare_in_memory(prefix, raw, public, private)
+
+    return prepare
+
+
+def _split_streamed(corpus: Path, public: Path, private: Path, prefix: str) -> None:
+    """`_prepare_in_memory`'s files, from the corpus read in chunks: the split keeps the
+    corpus' order, so each row's part and renumbered sentence come from its sentence id."""
+    import numpy as np
+
+    sentences = read_column(corpus, "sentence_id", {})
+    _, test_ids = train_test_split(pd.unique(sentences), test_size=0.1, random_state=0)
+    in_test = np.isin(sentences, test_ids)
+    positions = [np.flatnonzero(~in_test), np.flatnonzero(in_test)]
+    renumbered = [pd.factorize(sentences[rows])[0] for rows in positions]
+    del sentences, in_test
+
+    def numbered(part: int) -> Make:
+        return lambda rows, rank: rows.assign(sentence_id=renumbered[part][rank])
+
+    def answers(rows: pd.DataFrame, rank: np.ndarray) -> pd.DataFrame:
+        test = numbered(1)(rows, rank)
+        return pd.DataFrame({"id": _token_ids(test), "after": test["after"]})
+
+    def sample(rows: pd.DataFrame, rank: np.ndarray) -> pd.DataFrame:
+        test = numbered(1)(rows, rank)
+        return pd.DataFrame({"id": _token_ids(test), "after": test["before"]})
+
+    quoted = {k: v for k, v in QUOTED.items() if k != "index"}
+    names = [f"{prefix}_train.csv", f"{prefix}_test_2.csv", f"{prefix}_sample_submission_2.csv"]
+    split_csv(
+        corpus,
+        order_of_parts(len(renumbered[0]) + len(renumbered[1]), positions),
+        [
+            [Output(public / names[0], numbered(0), quoted)],
+            [
+                Output(private / "answers.csv", answers, quoted),
+                Output(private / "sample_submission.csv", sample, quoted),
+                Output(
+                    public / names[1],
+                    lambda rows, rank: numbered(1)(rows, rank).drop(columns=["after", "class"]),
+                    quoted,
+                ),
+                Output(public / names[2], sample, quoted),
+                Output(public / PLAIN_SAMPLE, sample),
+            ],
+        ],
+    )
+    for name in names:
+        _zip(public, name)
+
+
+def _zip(public: Path, name: str) -> None:
     """`<name>.zip` holding `<name>` (stored, not compressed), as MLE-bench publishes it."""
     path = public / name
-    frame.to_csv(path, **QUOTED)
     with zipfile.ZipFile(public / f"{name}.zip", "w") as archive:
         archive.write(path, arcname=name)
     path.unlink()
 
 
-def prepare_for(prefix: str) -> PrepareFn:
-    """The preparation of the `<prefix>_*` files (`en` or `ru`)."""
+def prepare_in_memory_for(prefix: str) -> PrepareFn:
+    """The reference: the whole corpus in memory, as MLE-bench does."""
+    return functools.partial(_prepare_in_memory, prefix)
 
-    def prepare(raw: Path, public: Path, private: Path) -> None:
-        name = f"{prefix}_train.csv"
-        with zipfile.ZipFile(raw / f"{name}.zip") as archive, archive.open(name) as handle:
-            train, test = _split_by_sentence(read_csv(handle))
-        ids = _token_ids(test)
-        answers = pd.DataFrame({"id": ids, "after": test["after"]})
-        sample = pd.DataFrame({"id": ids, "after": test["before"]})
 
-        answers.to_csv(private / "answers.csv", **QUOTED)
-        sample.to_csv(private / "sample_submission.csv", **QUOTED)
-        _write_zipped(train, public, name)
-        _write_zipped(test.drop(columns=["after", "class"]), public, f"{prefix}_test_2.csv")
-        _write_zipped(sample, public, f"{prefix}_sample_submission_2.csv")
-        sample.to_csv(public / PLAIN_SAMPLE, index=False)
+def _prepare_in_memory(prefix: str, raw: Path, public: Path, private: Path) -> None:
+    name = f"{prefix}_train.csv"
+    with zipfile.ZipFile(raw / f"{name}.zip") as archive, archive.open(name) as handle:
+        train, test = _split_by_sentence(read_csv(handle))
+    ids = _token_ids(test)
+    answers = pd.DataFrame({"id": ids, "after": test["after"]})
+    sample = pd.DataFrame({"id": ids, "after": test["before"]})
 
-    return prepare
+    answers.to_csv(private / "answers.csv", **QUOTED)
+    sample.to_csv(private / "sample_submission.csv", **QUOTED)
+    _write_zipped(train, public, name)
+    _write_zipped(test.drop(columns=["after", "class"]), public, f"{prefix}_test_2.csv")
+    _write_zipped(sample, public, f"{prefix}_sample_submission_2.csv")
+    sample.to_csv(public / PLAIN_SAMPLE, index=False)
 
 
 STATEMENT = """\

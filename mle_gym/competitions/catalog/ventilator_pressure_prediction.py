@@ -13,7 +13,7 @@ row and ignores one in an unscored row; we refuse both).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mle_gym.competitions.group_holdout import split_groups
 from mle_gym.competitions.spec import (
@@ -42,7 +42,54 @@ WRITE = {"index": False, "float_format": "%.10g"}
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
-    """MLE-bench's split by breath (see the module docstring); the sample predicts 0."""
+    """MLE-bench's split by breath (see the module docstring); the sample predicts 0.
+    Streamed (see `streamed_split`): the bytes of `prepare_in_memory` in bounded memory."""
+    from mle_gym.competitions.streamed_split import (
+        NotStreamable,
+        Output,
+        group_holdout_order,
+        read_column,
+        split_csv,
+    )
+
+    path, read = raw / "train.csv", {"dtype": COLUMN_TYPES}
+    numbered = _numbered_from_one
+    try:
+        split_csv(
+            path,
+            group_holdout_order(read_column(path, "breath_id", read)),
+            [
+                [Output(public / "train.csv", numbered, WRITE_ROWS)],
+                [
+                    Output(
+                        public / "test.csv",
+                        lambda rows, rank: numbered(rows, rank).drop(columns="pressure"),
+                        WRITE_ROWS,
+                    ),
+                    Output(
+                        public / "sample_submission.csv",
+                        lambda rows, rank: numbered(rows, rank)[["id"]].assign(pressure=0),
+                        WRITE_ROWS,
+                    ),
+                    Output(private / "test.csv", numbered, WRITE_ROWS),
+                ],
+            ],
+            read=read,
+        )
+    except NotStreamable:
+        prepare_in_memory(raw, public, private)
+
+
+#: WRITE without `index`, which streamed outputs never write.
+WRITE_ROWS = {"float_format": "%.10g"}
+
+
+def _numbered_from_one(rows: pd.DataFrame, rank: Any) -> pd.DataFrame:
+    return rows.assign(id=1 + rank.astype("int64"))
+
+
+def prepare_in_memory(raw: Path, public: Path, private: Path) -> None:
+    """The reference: the whole table in memory, as MLE-bench does."""
     from mle_gym.competitions.csv_io import read_csv
 
     train, test = split_groups(read_csv(raw / "train.csv", dtype=COLUMN_TYPES), "breath_id")
