@@ -252,7 +252,10 @@ class _StepInterruptible(gym.Wrapper):
         self._stepping = False
 
     def on_interrupt(self, _signum: int, _frame: Any) -> None:
+        # one interrupt per step: a terminal's Ctrl-C and the main process's forwarded one
+        # both reach a worker, and the second must not cut the step's interrupted result
         if self._stepping:
+            self._stepping = False
             raise KeyboardInterrupt
 
     def step(self, action: Any) -> Any:

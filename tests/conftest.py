@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -88,3 +89,17 @@ def local_batch(digits_home: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     run_dir = tmp_path_factory.mktemp("local-batch") / "run"
     mle_gym(*batch_args(run_dir, "--workers", "2"), home=digits_home)
     return run_dir
+
+
+@pytest.fixture(autouse=True)
+def _model_variables_restored():
+    """Some scaffolds set OPENAI_BASE_URL / OPENAI_API_KEY for their libraries (AIDE does,
+    with setdefault); a test must not hand them on to the next one's subprocesses."""
+    names = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "MLE_GYM_MODEL")
+    saved = {name: os.environ.get(name) for name in names}
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -53,16 +53,6 @@ def test_bad_env_arguments_are_refused_clearly(
         gym.make(ENV_ID, **kwargs)
 
 
-def test_harness_refuses_batch_options(digits_home: Path) -> None:
-    result = mle_gym(
-        "run", "sklearn-digits", "--harness", "mini-swe-agent", "--seeds", "3", "--workers", "2",
-        home=digits_home, ok=False,
-    )  # fmt: skip
-    out = result.stdout + result.stderr
-    assert result.returncode == 2 and "error: --harness runs one episode" in out, out
-    assert "--seeds" in out and "--workers" in out
-
-
 def test_prepare_without_credentials_says_how_once(tmp_path: Path) -> None:
     env = {k: v for k, v in mle_gym_env(tmp_path / "home").items() if not k.startswith("KAGGLE")}
     env["HOME"] = str(tmp_path)  # no ~/.kaggle/kaggle.json

@@ -22,11 +22,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from baselines.llm_agent.client import ChatClient
 from baselines.llm_agent.endpoint import Endpoint
+from baselines.llm_agent.retry import RetryPolicy
 from baselines.llm_agent.usage import CallRecord, Usage
 from baselines.scaffolds.common import task_statement
 from mle_gym.inversion import Bridge, InvertedPolicy
@@ -233,15 +234,16 @@ class MlabPolicy(InvertedPolicy):
         steps_in_context: int = STEPS_IN_CONTEXT,
         observations_in_context: int = OBSERVATIONS_IN_CONTEXT,
         max_tokens: int | None = None,
-        endpoint_retries: int = 4,
+        endpoint_retries: int | None = None,
         request_timeout: float = 600.0,
         act_timeout: float = 1800.0,
     ) -> None:
         super().__init__(self._run, act_timeout=act_timeout)
         self.endpoint = Endpoint.resolve(base_url, model, api_key)
-        self.client = ChatClient(
-            self.endpoint, max_retries=endpoint_retries, request_timeout=request_timeout
-        )
+        retry = RetryPolicy.from_environment()  # the shared bound (--llm-retries)
+        if endpoint_retries is not None:
+            retry = replace(retry, max_retries=endpoint_retries)
+        self.client = ChatClient(self.endpoint, retry=retry, request_timeout=request_timeout)
         self.max_agent_steps = max_agent_steps
         self.max_retries = max_retries
         self.params = {"max_tokens": max_tokens} if max_tokens else {}

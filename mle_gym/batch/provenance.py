@@ -125,9 +125,12 @@ def host() -> dict[str, Any]:
     }
 
 
-def endpoint_of(options: dict[str, Any]) -> dict[str, Any]:
+def endpoint_of(options: dict[str, Any], uses_model: bool = True) -> dict[str, Any]:
     """The policy's model and endpoint host, from its options or the variables it falls back
-    on; the path and any credentials in the URL are left out."""
+    on; the path and any credentials in the URL are left out. A policy that calls no model
+    (the scripted one) has none, whatever the variables say."""
+    if not uses_model:
+        return {"model": None, "endpoint_host": None}
     base_url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL")
     model = options.get("model") or os.environ.get("MLE_GYM_MODEL")
     return {"model": model, "endpoint_host": urlparse(base_url).hostname if base_url else None}
@@ -151,7 +154,7 @@ def run_provenance(
         "software": software(),
         "host": host(),
         "env": effective_env(env_kwargs),
-        "policy": {"name": policy, **endpoint_of(policy_options)},
+        "policy": {"name": policy, **endpoint_of(policy_options, uses_model=policy != "scripted")},
     }
 
 

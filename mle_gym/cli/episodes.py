@@ -78,14 +78,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         or len(args.competitions) > 1
         or any(getattr(args, name) is not None for name in options)
     )
-    if args.harness is not None and not batch:
+    if args.harness is not None and not batch:  # with --seeds, --split, ...: a harness batch
         from mle_gym.cli.harness import run_harness_command
 
-        # a harness run is one episode (issue 21 makes it a batch): refuse, never ignore
-        ignored = [n for n in BATCH_OPTIONS if n != "run_dir" and getattr(args, n) is not None]
-        if ignored:
-            flags = ", ".join(f"--{name.replace('_', '-')}" for name in ignored)
-            raise ValueError(f"--harness runs one episode: it does not take {flags}")
         return run_harness_command(args)
     if batch:
         from mle_gym.cli.batch import cmd_batch

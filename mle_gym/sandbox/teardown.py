@@ -89,6 +89,8 @@ def _remove_directory(parent: int, name: str, last: str | None) -> list[str]:
     failures: list[str] = []
     try:
         current, identity = _enter(parent, name)
+    except FileNotFoundError:  # gone already: nothing left to remove
+        return []
     except OSError as exc:
         return [f"{name}: {exc.strerror}"]
     stack = [_Level(name, identity, _empty_files(current, failures, skip=last))]
@@ -99,6 +101,8 @@ def _remove_directory(parent: int, name: str, last: str | None) -> list[str]:
                 child = level.subdirectories.pop()
                 try:
                     below, identity = _enter(current, child)
+                except FileNotFoundError:
+                    continue
                 except OSError as exc:
                     failures.append(f"{child}: {exc.strerror}")
                     continue
