@@ -18,12 +18,13 @@ from __future__ import annotations
 import json
 import mmap
 import re
-import socketserver
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from mle_gym.harness.connections import BoundedUnixServer
 
 #: Checks answered per episode, connections served at once, and idle seconds per connection.
 MAX_VALIDATIONS = 100
@@ -33,14 +34,13 @@ _BOUNDARY = re.compile(r'boundary="?([^";]+)"?')
 _FIELD = re.compile(rb'\bname="([^"]*)"')
 
 
-class _Server(socketserver.ThreadingUnixStreamServer):
+class _Server(BoundedUnixServer):
     daemon_threads = True
     block_on_close = False
 
     def __init__(self, path: str, endpoint: GradingEndpoint) -> None:
         self.endpoint = endpoint
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
-        super().__init__(path, _Handler)
+        super().__init__(path, _Handler, MAX_CONNECTIONS)
 
     def verify_request(self, request: Any, client_address: Any) -> bool:
         from mle_gym.harness.peers import peer_of
@@ -49,18 +49,6 @@ class _Server(socketserver.ThreadingUnixStreamServer):
             return self.endpoint.admit(peer_of(request))
         except OSError:
             return False
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            self.shutdown_request(request)
-            return
-        super().process_request(request, client_address)
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._slots.release()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a broken connection from the sandbox is the sandbox's own business

@@ -26,7 +26,6 @@ import http.client
 import json
 import os
 import re
-import socketserver
 import sys
 import threading
 import time
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
+from mle_gym.harness.connections import BoundedUnixServer
 from mle_gym.harness.intake import Complaints, Refused, model_route, printable, read_body
 from mle_gym.harness.peers import Peer, peer_of, this_user
 from mle_gym.harness.recording import Recorder, exchange_record
@@ -67,7 +67,7 @@ def check_endpoint(url: str) -> SplitResult:
     return parts
 
 
-class _UnixHTTPServer(socketserver.ThreadingUnixStreamServer):
+class _UnixHTTPServer(BoundedUnixServer):
     """A thread per connection, at most MAX_CONNECTIONS of them, each from an admitted
     peer; a handler's failure is one short line, not a traceback."""
 
@@ -76,9 +76,8 @@ class _UnixHTTPServer(socketserver.ThreadingUnixStreamServer):
     request_queue_size = 64
 
     def __init__(self, path: str, handler: type[BaseHTTPRequestHandler], proxy: ModelProxy):
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._proxy = proxy
-        super().__init__(path, handler)
+        super().__init__(path, handler, MAX_CONNECTIONS)
 
     def verify_request(self, request: Any, client_address: Any) -> bool:
         try:
@@ -96,18 +95,6 @@ class _UnixHTTPServer(socketserver.ThreadingUnixStreamServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         exc = sys.exc_info()[1]
         self._proxy.complaints.note(f"a harness request failed: {type(exc).__name__}: {exc}")
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            self.shutdown_request(request)
-            return
-        super().process_request(request, client_address)
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._slots.release()
 
 
 class ModelProxy:
