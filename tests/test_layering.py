@@ -51,6 +51,20 @@ def test_formats_import_no_layer_above(forbidden: str) -> None:
     assert _offending("formats", (forbidden,)) == []
 
 
+def test_envs_import_no_harness() -> None:
+    """The harness runs an env's sandbox for a whole scaffold; envs reach the socket plumbing
+    both need (relay, peer checks, bounded server) in the sandbox layer, not the harness."""
+    assert _offending("envs", ("mle_gym.harness",)) == []
+
+
+@pytest.mark.parametrize(
+    "forbidden",
+    ["mle_gym.envs", "mle_gym.harness", "mle_gym.grading", "mle_gym.competitions", "gymnasium"],
+)
+def test_sandbox_imports_no_layer_above(forbidden: str) -> None:
+    assert _offending("sandbox", (forbidden,)) == []
+
+
 def test_the_scan_finds_an_import_inside_a_function() -> None:
     """The check above would pass vacuously if the scanner missed nested imports."""
     found = _imported_modules(PACKAGE / "competitions" / "catalog")

@@ -3,12 +3,12 @@
 MLE-bench's agents post their submission to `http://localhost:5000/validate` (multipart,
 field `file`) and read `{"result": "Submission is valid."}` or `"Submission invalid! ..."`;
 `GET /health` says the server runs. Here the sandbox keeps no network: the harness's relay
-(`mle_gym.harness.relay`, run as the agent) listens on the sandbox's own 127.0.0.1:5000 and
+(`mle_gym.sandbox.socket_relay`, run as the agent) listens on the sandbox's own 127.0.0.1:5000 and
 pipes each connection to this server's unix socket, bound read-only into the sandbox. The
 answer comes from the env's own format check on the host, where the answers stay: never a
 score, and these two routes are all there is.
 
-The sandbox is untrusted: only its processes may connect (`harness.peers`), a body is
+The sandbox is untrusted: only its processes may connect (`sandbox.socket_peers`), a body is
 bounded before it is read and written to disk, not held, one check runs at a time (each
 forks a grader), at most `max_validations` per episode, and connections are capped.
 """
@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from mle_gym.harness.connections import BoundedUnixServer
+from mle_gym.sandbox.bounded_server import BoundedUnixServer
 
 #: Checks answered per episode, connections served at once, and idle seconds per connection.
 MAX_VALIDATIONS = 100
@@ -43,7 +43,7 @@ class _Server(BoundedUnixServer):
         super().__init__(path, _Handler, MAX_CONNECTIONS)
 
     def verify_request(self, request: Any, client_address: Any) -> bool:
-        from mle_gym.harness.peers import peer_of
+        from mle_gym.sandbox.socket_peers import peer_of
 
         try:
             return self.endpoint.admit(peer_of(request))

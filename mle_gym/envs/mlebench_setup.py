@@ -85,7 +85,7 @@ class MLEBenchSetup:
             source.write_text(text, encoding="utf-8")
             source.chmod(0o755 if target == VALIDATE_SCRIPT_PATH else 0o644)
             files.append(ReadOnlyFile(source, target))
-        from mle_gym.harness import relay
+        from mle_gym.sandbox import socket_relay as relay
 
         shutil.copyfile(relay.__file__, self._endpoint_dir / "relay.py")
         self.endpoint.start()
@@ -94,7 +94,7 @@ class MLEBenchSetup:
     def connect(self, sandbox: Sandbox) -> None:
         """Let the sandbox's agent (and nobody else) reach the endpoint, and start the relay
         on the sandbox's localhost:5000."""
-        from mle_gym.harness.peers import restrict_to, sandbox_peers
+        from mle_gym.sandbox.socket_peers import restrict_to, sandbox_peers
 
         agent = sandbox.agent_identity()
         self.endpoint.admit = sandbox_peers(agent)

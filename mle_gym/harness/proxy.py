@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
-from mle_gym.harness.connections import BoundedUnixServer
 from mle_gym.harness.intake import Complaints, Refused, model_route, printable, read_body
-from mle_gym.harness.peers import Peer, peer_of, this_user
 from mle_gym.harness.recording import Recorder, exchange_record
+from mle_gym.sandbox.bounded_server import BoundedUnixServer
+from mle_gym.sandbox.socket_peers import Peer, peer_of, this_user
 
 #: Largest response body passed back whole (requests: `intake.MAX_REQUEST_BYTES`).
 MAX_RESPONSE_BYTES = 64 * 1024**2

@@ -24,9 +24,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from mle_gym.harness import relay
-from mle_gym.harness.peers import restrict_to, sandbox_peers
 from mle_gym.harness.proxy import MAX_VALIDATIONS, VALIDATE_PATH, ModelProxy, check_endpoint
+from mle_gym.sandbox import socket_relay as relay
+from mle_gym.sandbox.socket_peers import restrict_to, sandbox_peers
 
 #: Inside the sandbox: the proxy's directory, the caller's harness, the task file.
 PROXY_DIR = "/opt/mle-gym"
