@@ -20,7 +20,6 @@ import pytest
 
 from mle_gym.competitions import get_competition, streamed_split
 from mle_gym.competitions.catalog import lmsys_chatbot_arena
-from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.prepare_progress import reporting_to
 from mle_gym.competitions.streamed_split import (
     NotStreamable,
@@ -29,6 +28,7 @@ from mle_gym.competitions.streamed_split import (
     holdout_order,
     split_csv,
 )
+from tests.test_streamed_split import _split_both_ways
 
 MODELS = ["gpt-4-0613", "claude-2.1", "llama-2-70b-chat", "42", "mistral, medium"]
 PIECES = [
@@ -144,16 +144,6 @@ def test_rows_are_counted_by_quotes_not_by_line_breaks(
     assert source.read_bytes().count(b"\n") > 1_100
 
 
-def _holdout_both_ways(source: Path, tmp_path: Path) -> tuple[list[bytes], list[bytes]]:
-    """(streamed, in-memory) bytes of a 10% holdout of `source`, train then test."""
-    streamed = [tmp_path / "train.csv", tmp_path / "test.csv"]
-    split_csv(
-        source, lambda rows: holdout_order(rows, 0.1), [[Output(streamed[0])], [Output(streamed[1])]]
-    )
-    parts = holdout(pd.read_csv(source))
-    return [p.read_bytes() for p in streamed], [p.to_csv(index=False).encode() for p in parts]
-
-
 def test_a_quote_inside_an_unquoted_raw_cell_is_recounted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -165,7 +155,7 @@ def test_a_quote_inside_an_unquoted_raw_cell_is_recounted(
     body += [f"{n},plain {n}" for n in range(1_501, 3_000)]
     source.write_text("\n".join(["id,text", *body]) + "\n")
     assert count_rows(source) != 3_000
-    streamed, expected = _holdout_both_ways(source, tmp_path)
+    streamed, expected = _split_both_ways(source, tmp_path)
     assert streamed == expected
 
 
