@@ -236,6 +236,7 @@ def read_csv(*args, **kwargs):  # mlebench.utils.read_csv without its other impo
 sys.modules["mlebench"] = types.ModuleType("mlebench")
 sys.modules["mlebench.utils"] = utils = types.ModuleType("mlebench.utils")
 utils.read_csv = read_csv
+utils.extract = None  # imported by some prepare.py files (lmsys), not called by the split
 spec = importlib.util.spec_from_file_location("mlebench_prepare", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
@@ -247,10 +248,12 @@ print(time.perf_counter() - started)
 """
 
 
-def _write_in_blocks(path: Path, rows: int, block: Callable[[int, int], object]) -> None:
-    """`block(start, count)` frames appended to `path`, WRITE_ROWS rows at a time."""
-    for start in range(0, rows, WRITE_ROWS):
-        frame = block(start, min(WRITE_ROWS, rows - start))
+def _write_in_blocks(
+    path: Path, rows: int, block: Callable[[int, int], object], step: int = WRITE_ROWS
+) -> None:
+    """`block(start, count)` frames appended to `path`, `step` rows at a time."""
+    for start in range(0, rows, step):
+        frame = block(start, min(step, rows - start))
         frame.to_csv(path, index=False, header=start == 0, mode="w" if start == 0 else "a")
 
 
@@ -368,12 +371,75 @@ def breath_rows(dest: Path, rows: int, rng: np.random.Generator) -> None:
     _write_in_blocks(dest / "train.csv", breaths * steps, block)
 
 
+#: Conversations written at a time (a few KB each).
+CHAT_WRITE_ROWS = 20_000
+#: Model names, as in the arena (six sizes of eight families).
+CHAT_MODELS = [
+    f"{family}-{size}"
+    for family in ("gpt", "claude", "llama", "vicuna", "mistral", "gemini", "qwen", "yi")
+    for size in ("7b", "13b", "70b", "pro", "turbo", "mini")
+]
+#: The words of the generated conversations, space-separated.
+CHAT_WORDS = (
+    "the a of to and is in that it for you this with as be on are can or not your if but"
+    " function return value data model answer question example code python list string"
+    ' "quoted" it\'s, however, café naïve 日本語 данные émoji 🙂 {key: 1} [0, 1] 3.14 -2 null'
+)
+
+
+def chat_rows(dest: Path, rows: int, rng: np.random.Generator) -> None:
+    """lmsys-chatbot-arena's train.csv: prompts and replies as JSON lists of turns, about
+    3.5 KB a row as in Kaggle's file (~0.4 KB of prompts, ~1.5 KB a reply); replies come in
+    paragraphs, a third of the cells with their line breaks written as such (the rest
+    escaped, `\\n`), a reply `null` now and then."""
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    words = np.array(CHAT_WORDS.split(), dtype=object)
+    paragraphs = [
+        " ".join(words[rng.integers(0, len(words), rng.integers(5, 70))]) for _ in range(4096)
+    ]
+
+    def cell(turns: int, per_turn: tuple[int, int], reply: bool) -> str:
+        texts = [
+            "\n\n".join(paragraphs[i] for i in rng.integers(0, 4096, rng.integers(*per_turn)))
+            for _ in range(turns)
+        ]
+        if reply and rng.random() < 0.03:
+            texts[-1] = None
+        text = json.dumps(texts, ensure_ascii=False)
+        return text.replace("\\n", "\n") if rng.random() < 1 / 3 else text
+
+    def block(start: int, n: int) -> pd.DataFrame:
+        turns = np.minimum(rng.geometric(0.8, n), 8)
+        verdicts = np.eye(3, dtype=np.int64)[rng.choice(3, n, p=[0.35, 0.34, 0.31])]
+        replies = [[cell(k, (3, 11), True) for k in turns] for _ in range(2)]
+        return pd.DataFrame(
+            {
+                "id": 30192 + 74_713 * np.arange(start, start + n),
+                "model_a": rng.choice(CHAT_MODELS, n),
+                "model_b": rng.choice(CHAT_MODELS, n),
+                "prompt": [cell(k, (1, 3), False) for k in turns],
+                "response_a": replies[0],
+                "response_b": replies[1],
+                "winner_model_a": verdicts[:, 0],
+                "winner_model_b": verdicts[:, 1],
+                "winner_tie": verdicts[:, 2],
+            }
+        )
+
+    _write_in_blocks(dest / "train.csv", rows, block, CHAT_WRITE_ROWS)
+
+
 #: Streamed competitions and their raw writers, `writer(dest, rows, rng)`.
 STREAMED: dict[str, Callable[[Path, int, np.random.Generator], None]] = {
     "new-york-city-taxi-fare-prediction": taxi_rows,
     "tabular-playground-series-dec-2021": cover_type_rows,
     "tabular-playground-series-may-2022": manufacturing_rows,
     "ventilator-pressure-prediction": breath_rows,
+    "lmsys-chatbot-arena": chat_rows,
 }
 
 

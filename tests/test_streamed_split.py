@@ -174,7 +174,6 @@ def test_blank_lines_miscounted_are_recounted(tmp_path: Path, small_blocks: None
     ("cells", "reason"),
     [
         (["7", "x"], "read as"),  # numbers in one chunk, text in another
-        (["7", '"two\nlines"'], "line break"),
     ],
 )
 def test_what_cannot_be_streamed_says_why(

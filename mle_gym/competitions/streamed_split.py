@@ -10,8 +10,12 @@ and its column's type. So here:
 2. the file is read in chunks of rows; each chunk's rows of each part go through the
    caller's `Output.make` (drop a column, renumber ids, a constant sample column) and
    `to_csv`, and each formatted line is appended to a bucket file chosen by its rank;
-3. each bucket (a block of consecutive ranks) is loaded, its lines put in rank order and
+3. each bucket (a block of consecutive ranks) is loaded, its rows put in rank order and
    appended to the output file.
+
+A cell may hold a line break: `to_csv` then quotes it (doubling its quotes), so a line
+break ends a row exactly where an even number of quotes precede it in the formatted text
+(`row_ends`); counting the raw file's rows goes the same way.
 
 Peak memory is one chunk, one bucket and the per-row index, whatever the file's size.
 
@@ -20,8 +24,8 @@ agree unless a column changes type between chunks. Every chunk's types are recor
 a column was read as integers in one chunk and floats in another (or as empty floats and
 text), the whole pass is redone with the type the whole read gives. Where the whole read's
 result would depend on pandas' internal chunking (numbers in one place, text in another),
-or where a formatted cell holds a line break, `NotStreamable` is raised and the caller uses
-its in-memory path.
+or where the formatted rows cannot be told apart by their quotes (`to_csv` arguments that do
+not quote line breaks), `NotStreamable` is raised and the caller uses its in-memory path.
 """
 
 from __future__ import annotations
@@ -128,16 +132,45 @@ def filter_order(kept: np.ndarray) -> Order:
     return order_of_parts(len(kept), [np.flatnonzero(kept)])
 
 
+def _breaks(block: Any, inside: bool) -> tuple[np.ndarray, bool]:
+    """Offsets just past each line break of `block` outside quotes, and whether it ends
+    inside quotes (`inside`: whether it starts so). Only the quotes' parity counts, so the
+    running count may wrap in one byte."""
+    data = np.frombuffer(block, dtype=np.uint8)
+    quotes = np.cumsum(data == ord('"'), dtype=np.uint8) + np.uint8(inside)
+    outside = (quotes & 1) == 0
+    ends = np.flatnonzero((data == ord("\n")) & outside) + 1
+    return ends, (not bool(outside[-1])) if len(data) else inside
+
+
+def row_ends(text: bytes) -> np.ndarray:
+    """Offsets just past each row of CSV `text` whose quoted cells may hold line breaks,
+    found block by block so that the scratch arrays stay small."""
+    view = memoryview(text)
+    pieces = [np.empty(0, dtype=np.int64)]
+    inside = False
+    for start in range(0, len(text), COUNT_BLOCK):
+        ends, inside = _breaks(view[start : start + COUNT_BLOCK], inside)
+        pieces.append(ends + start)
+    return np.concatenate(pieces)
+
+
 def count_rows(path: Path) -> int:
-    """Data lines of a CSV with a header, counting line ends: exact unless a quoted cell
-    holds a line break or lines are blank, which `split_csv` detects and corrects."""
+    """Data rows of a CSV with a header, counting line breaks outside quotes: exact unless
+    lines are blank or a quote stands inside an unquoted cell, which `split_csv` detects
+    and corrects."""
     lines = 0
     last = b"\n"
+    inside = False
     with open(path, "rb") as source:
         while block := source.read(COUNT_BLOCK):
-            lines += block.count(b"\n")
+            if not inside and b'"' not in block:
+                lines += block.count(b"\n")
+            else:
+                ends, inside = _breaks(block, inside)
+                lines += len(ends)
             last = block[-1:]
-    return max(lines - 1 + (last != b"\n"), 0)
+    return max(lines - 1 + (last != b"\n" and not inside), 0)
 
 
 def read_column(path: Path, column: str, read: Mapping[str, Any]) -> np.ndarray:
@@ -215,7 +248,7 @@ class _Buckets:
         """Each bucket's lines in rank order, bucket by bucket, the files removed once read."""
         for number in range(self.count):
             text, ranks = self.folder / f"{number}.txt", self.folder / f"{number}.rank"
-            lines = text.read_bytes().splitlines(keepends=True)
+            lines = _rows(text.read_bytes())
             position = np.fromfile(ranks, dtype=np.int64) - number * self.rows
             expected = self.expected(number)
             if len(lines) != expected or len(position) != expected:
@@ -226,11 +259,20 @@ class _Buckets:
             del lines
 
 
+def _rows(text: bytes) -> list[bytes]:
+    """The rows of `to_csv` text, each with its line break (and those of its quoted cells)."""
+    if b'"' not in text and b"\r" not in text:
+        return text.splitlines(keepends=True)
+    ends = row_ends(text).tolist()
+    return [text[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
+
+
 def _text(frame: pd.DataFrame, write: Mapping[str, Any]) -> bytes:
-    """`frame`'s lines as `to_csv` writes them, one line per row or NotStreamable."""
+    """`frame`'s rows as `to_csv` writes them, or NotStreamable where line breaks inside
+    cells would not be told from those between rows."""
     text = frame.to_csv(index=False, header=False, lineterminator="\n", **write).encode()
-    if text.count(b"\n") != len(frame) or b"\r" in text:
-        raise NotStreamable("a formatted cell holds a line break")
+    if text.count(b"\n") != len(frame) and len(row_ends(text)) != len(frame):
+        raise NotStreamable("a formatted cell holds a line break outside quotes")
     return text
 
 

@@ -20,14 +20,44 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.streamed_split import NotStreamable, Output, holdout_order, split_csv
+from mle_gym.lazy import pd
 
 OUTCOMES = ("winner_model_a", "winner_model_b", "winner_tie")
 #: The sample submission's probability for each outcome, as MLE-bench writes it.
 THIRD = 0.3333333333333333
+#: The public test's columns (the models' names and the verdicts are left out).
+TEST_COLUMNS = ("id", "prompt", "response_a", "response_b")
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
-    """MLE-bench's split; the sample gives each outcome a third."""
+    """MLE-bench's split (10% of Kaggle's judged conversations become the hidden test set),
+    streamed (see `streamed_split`; quoted cells may hold line breaks): the bytes of
+    `prepare_in_memory` in bounded memory."""
+    try:
+        split_csv(
+            raw / "train.csv",
+            lambda rows: holdout_order(rows, 0.1),
+            [
+                [Output(public / "train.csv")],
+                [
+                    Output(private / "answers.csv"),
+                    Output(public / "test.csv", lambda rows, _: rows[list(TEST_COLUMNS)]),
+                    Output(public / "sample_submission.csv", _sample),
+                ],
+            ],
+        )
+    except NotStreamable:
+        prepare_in_memory(raw, public, private)
+
+
+def _sample(rows: pd.DataFrame, _rank: object) -> pd.DataFrame:
+    return rows[["id"]].assign(**dict.fromkeys(OUTCOMES, THIRD))
+
+
+def prepare_in_memory(raw: Path, public: Path, private: Path) -> None:
+    """The reference: the whole table in memory, as MLE-bench does; the sample gives each
+    outcome a third."""
     prepare_csv_holdout(
         raw,
         public,
@@ -35,7 +65,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
         id_column="id",
         sample_values=dict.fromkeys(OUTCOMES, THIRD),
         answers_file="answers.csv",
-        test_columns=("id", "prompt", "response_a", "response_b"),
+        test_columns=TEST_COLUMNS,
     )
 
 
