@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         # The demo's commands are our own scripted baseline's, not a model's: running them
         # unisolated is safe, and lets the demo work on a machine without bubblewrap.
         env_kwargs["sandbox_options"]["isolation"] = "none"
+        # said here, in the demo's words; the sandbox's own warning would say it twice
+        warnings.filterwarnings("ignore", "mle_gym: isolation='none'", RuntimeWarning)
         say(
             "bubblewrap is not installed, so the demo runs its scripted commands without "
             "isolation (they are mle_gym's own). Agents need isolation: install bubblewrap "
