@@ -3,13 +3,19 @@ that fit the terminal, one error format, and gymnasium's checker kept short."""
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-import pytest
+from rich.console import Console
 
+from mle_gym import cli
+from mle_gym.batch.progress import BatchProgress
+from mle_gym.batch.spec import EpisodeTask
 from tests.conftest import REPO
 
 #: A few episodes, each a sandbox start: enough for a once-per-process warning to repeat.
@@ -71,3 +77,61 @@ def test_demo_without_bwrap_says_so_once(tmp_path: Path, digits_home: Path) -> N
     assert result.returncode == 0, output
     assert output.count("bubblewrap is not installed") == 1, output
     assert "NOT ISOLATED" not in output, output
+
+
+# -- episode rows name the medal --------------------------------------------------------------
+#: seed -> (state, the report's medal booleans); seed 2 is valid without a medal, 3 invalid.
+EPISODES = {
+    0: ("done", {"gold_medal": True, "silver_medal": False, "bronze_medal": False}),
+    1: ("done", {"gold_medal": False, "silver_medal": True, "bronze_medal": False}),
+    2: ("done", {"gold_medal": False, "silver_medal": False, "bronze_medal": False}),
+    3: ("done", None),
+    4: ("failed", None),
+}
+
+
+def _run_with_every_medal(tmp_path: Path) -> Path:
+    run = tmp_path / "run"
+    for seed, (state, medals) in EPISODES.items():
+        folder = run / "episodes" / "sklearn-digits" / f"seed-{seed}"
+        folder.mkdir(parents=True)
+        (folder / "status.json").write_text(json.dumps({"state": state, "attempt": 1}))
+        if state == "done":
+            valid = medals is not None
+            report = {
+                "score": 0.9 - seed / 10 if valid else None,
+                "valid_submission": valid,
+                "any_medal": valid and any(medals.values()),
+                **(medals or {}),
+                "normalized_score": 1.0 - seed / 10 if valid else None,
+            }
+            (folder / "report.json").write_text(json.dumps(report))
+    return run
+
+
+def test_report_episode_rows_name_the_medal(tmp_path: Path, capsys) -> None:
+    run = _run_with_every_medal(tmp_path)
+    assert cli.main(["report", str(run), "--episodes"]) == 0
+    rows = {}
+    for line in capsys.readouterr().out.splitlines():
+        cells = [c.strip() for c in line.split("│") if c.strip()]
+        if cells and cells[0] == "sklearn-digits":
+            rows[int(cells[1])] = cells
+    assert rows[0][4] == "gold" and rows[1][4] == "silver" and rows[2][4] == "none", rows
+    assert "medal" not in " ".join(rows[4]) and rows[4][2] == "failed", rows
+    assert cli.main(["report", str(run), "--episodes", "--json"]) == 0
+    medals = [e["medal"] for e in json.loads(capsys.readouterr().out)["episode_rows"]]
+    assert medals == ["gold", "silver", "none", "none", None]
+
+
+def _finished_line(result: dict[str, Any]) -> str:
+    out = io.StringIO()
+    progress = BatchProgress(Console(file=out, width=200), 1, "a batch")
+    progress.finished(EpisodeTask("sklearn-digits", 0, "scripted"), {"state": "done"}, result)
+    return out.getvalue()
+
+
+def test_batch_progress_lines_name_the_medal() -> None:
+    graded = {"valid_submission": True, "score": 0.97, "steps": 5}
+    assert "score 0.97, silver medal, 5 steps" in _finished_line({**graded, "silver_medal": True})
+    assert "score 0.97, no medal, 5 steps" in _finished_line(graded)

@@ -34,7 +34,7 @@ def run_and_show(
 ) -> int:
     import gymnasium as gym
 
-    from mle_gym.grading.report import GradeReport
+    from mle_gym.grading.report import GradeReport, medal_name
     from mle_gym.runner import run_episode
 
     policy = make_policy(policy_name, policy_options)
@@ -47,7 +47,7 @@ def run_and_show(
     show.print_report(GradeReport(**report))
     console().print(
         f"[bold]reward ({env_kwargs.get('reward_mode', 'normalized')}): "
-        f"{episode.total_reward:.4f}[/bold]"
+        f"{episode.total_reward:.4f}, medal: {medal_name(report)}[/bold]"
     )
     usage = getattr(policy, "usage_summary", None)
     if callable(usage) and (text := usage()):

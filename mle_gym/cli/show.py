@@ -148,8 +148,11 @@ def next_steps(competition_id: str, *, demo: bool) -> None:
 
 # -- batch runs -------------------------------------------------------------------------------
 def episodes_table(records: Sequence[EpisodeRecord]) -> Any:
-    """One row per attempted episode: its state, score, medal and normalised score."""
+    """One row per attempted episode: its state, score, medal (gold, silver, bronze or none)
+    and normalised score."""
     from rich.table import Table
+
+    from mle_gym.grading.report import medal_name
 
     table = Table(title="episodes")
     table.add_column("competition", overflow="fold")
@@ -159,10 +162,7 @@ def episodes_table(records: Sequence[EpisodeRecord]) -> Any:
         report = record.report or {}
         score = report.get("score")
         normalised = report.get("normalized_score")
-        medal = next(
-            (m for m in ("gold", "silver", "bronze") if report.get(f"{m}_medal")),
-            "—" if record.state == "done" else "",
-        )
+        medal = medal_name(report) if record.state == "done" else ""
         state = record.state if record.state != "done" or score is not None else "invalid"
         table.add_row(
             record.competition_id,
