@@ -16,7 +16,8 @@ from rich.console import Console
 from mle_gym import cli
 from mle_gym.batch.progress import BatchProgress
 from mle_gym.batch.spec import EpisodeTask
-from tests.conftest import REPO
+from tests.batch_support import mle_gym_env
+from tests.conftest import REPO, require_bwrap
 
 #: A few episodes, each a sandbox start: enough for a once-per-process warning to repeat.
 STARTS = """
@@ -135,3 +136,68 @@ def test_batch_progress_lines_name_the_medal() -> None:
     graded = {"valid_submission": True, "score": 0.97, "steps": 5}
     assert "score 0.97, silver medal, 5 steps" in _finished_line({**graded, "silver_medal": True})
     assert "score 0.97, no medal, 5 steps" in _finished_line(graded)
+
+
+# -- what to type next ------------------------------------------------------------------------
+def mle_gym_80(
+    *args: str, home: Path, ok: bool = True, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
+    """`mle-gym ARGS` with its output piped, in a terminal 80 columns wide."""
+    env = {**mle_gym_env(home), "COLUMNS": "80"}
+    result = subprocess.run(
+        ["mle-gym", *args], capture_output=True, text=True, timeout=600, env=env, cwd=cwd
+    )
+    assert result.returncode == 0 or not ok, result.stdout + result.stderr
+    return result
+
+
+def _hint(output: str) -> list[str]:
+    """The lines of the next-steps hint, which ends the output."""
+    lines = output.splitlines()
+    return lines[lines.index("next steps:") + 1 :]
+
+
+def _fits_80_columns(output: str) -> None:
+    too_wide = [line for line in output.splitlines() if len(line) > 80]
+    assert not too_wide, output
+    # and the hint was laid out as such, not cut by the terminal: every line indented
+    assert all(line.startswith("  ") for line in _hint(output)), output
+
+
+def test_demo_ends_with_the_readmes_next_step_in_80_columns(mle_home: Path) -> None:
+    require_bwrap()
+    result = mle_gym_80("demo", home=mle_home)
+    _fits_80_columns(result.stdout)
+    hint = "\n".join(_hint(result.stdout))
+    assert "medal: bronze" in result.stdout, result.stdout
+    assert "mle-gym prepare spaceship-titanic" in hint and "gym.make(" in hint, hint
+
+
+def test_batch_ends_with_its_report_command_in_80_columns(
+    digits_home: Path, tmp_path: Path
+) -> None:
+    """Run where a user would, into the default run directory (runs/POLICY-ID)."""
+    require_bwrap()
+    result = mle_gym_80("run", "sklearn-digits", "--seeds", "1", home=digits_home, cwd=tmp_path)
+    _fits_80_columns(result.stdout)
+    assert "✓ sklearn-digits/seed-0: score 0.975, bronze medal" in result.stdout, result.stdout
+    report, files = (line for line in _hint(result.stdout) if not line.startswith("      "))
+    assert report.split()[:4] == ["mle-gym", "report", "runs/scripted-sklearn-digits", "--episodes"]
+    assert files.split()[:2] == ["ls", "runs/scripted-sklearn-digits/episodes/ID/seed-K"]
+
+
+def test_failed_batch_ends_with_its_resume_command_in_80_columns(
+    digits_home: Path, tmp_path: Path, docker_engine: Any
+) -> None:
+    """A sandbox the engine refuses (memory under its minimum) fails the episode: the hint
+    is the same command, which runs it again."""
+    argv = ["run", "sklearn-digits", "--backend", "docker", "--memory-per-episode", "4m"]
+    argv += ["--run-dir", str(tmp_path / "run")]
+    result = mle_gym_80(*argv, home=digits_home, ok=False)
+    assert result.returncode == 1, result.stdout + result.stderr
+    _fits_80_columns(result.stdout)
+    hint = _hint(result.stdout)
+    reason = next(i for i, line in enumerate(hint) if line.startswith("      "))
+    command = " ".join(line.strip().removesuffix("\\") for line in hint[:reason]).split()
+    assert command == ["mle-gym", *argv], hint
+    assert "run the 1 episode(s) left" in hint[reason], hint

@@ -165,7 +165,7 @@ def test_a_long_step_output_says_it_was_cut(capsys) -> None:
 
 
 def test_episode_ends_with_next_steps(capsys) -> None:
-    cli_show.next_steps("sklearn-digits", demo=True)
+    cli_show.next_steps(cli_show.episode_hints("sklearn-digits", "scripted", demo=False))
     out = capsys.readouterr().out
     assert "next steps:" in out and "mle-gym run sklearn-digits --policy llm" in out
 

@@ -52,7 +52,7 @@ def run_and_show(
     usage = getattr(policy, "usage_summary", None)
     if callable(usage) and (text := usage()):
         say(text)
-    show.next_steps(competition_id, demo=demo)
+    show.next_steps(show.episode_hints(competition_id, policy_name, demo=demo))
     return 0 if report["valid_submission"] else 1
 
 
