@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -201,3 +202,28 @@ def test_failed_batch_ends_with_its_resume_command_in_80_columns(
     command = " ".join(line.strip().removesuffix("\\") for line in hint[:reason]).split()
     assert command == ["mle-gym", *argv], hint
     assert "run the 1 episode(s) left" in hint[reason], hint
+
+
+# -- where the test setup's caches go ---------------------------------------------------------
+def test_the_setup_caches_follow_mle_gym_home(tmp_path: Path) -> None:
+    """tests/run.sh sources .ci/cache-dirs.sh before the setup scripts and pytest, and that
+    puts every cache a setup script reads a variable for under $MLE_GYM_HOME (a dry check:
+    nothing is installed)."""
+    run_sh = (REPO / "tests" / "run.sh").read_text()
+    assert run_sh.index("source .ci/cache-dirs.sh") < run_sh.index(".ci/setup.d/*.sh")
+    home = tmp_path / "big-disk"
+    printed = subprocess.run(
+        ["bash", "-c", "source .ci/cache-dirs.sh && env"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={"HOME": str(tmp_path / "home"), "MLE_GYM_HOME": str(home), "PATH": os.defpath},
+        check=True,
+    ).stdout
+    exported = dict(line.split("=", 1) for line in printed.splitlines() if "=" in line)
+    read = set()
+    for script in (REPO / ".ci" / "setup.d").glob("*.sh"):
+        read |= set(re.findall(r"\$\{(MLE_GYM_\w+):-\$HOME/\.cache/mle-gym/", script.read_text()))
+    assert read >= {"MLE_GYM_OPENHANDS_VENV", "MLE_GYM_DOLOS_DIR"}, read
+    for name in read:
+        assert Path(exported[name]).parent == home, (name, exported.get(name))
