@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.console import Console
 
 from mle_gym import cli
@@ -170,7 +171,7 @@ def test_demo_ends_with_the_readmes_next_step_in_80_columns(mle_home: Path) -> N
     result = mle_gym_80("demo", home=mle_home)
     _fits_80_columns(result.stdout)
     hint = "\n".join(_hint(result.stdout))
-    assert "medal: bronze" in result.stdout, result.stdout
+    assert "(medal: bronze)" in result.stdout, result.stdout
     assert "mle-gym prepare spaceship-titanic" in hint and "gym.make(" in hint, hint
 
 
@@ -227,3 +228,61 @@ def test_the_setup_caches_follow_mle_gym_home(tmp_path: Path) -> None:
     assert read >= {"MLE_GYM_OPENHANDS_VENV", "MLE_GYM_DOLOS_DIR"}, read
     for name in read:
         assert Path(exported[name]).parent == home, (name, exported.get(name))
+
+
+# -- one error format ---------------------------------------------------------------------------
+#: Bad invocations of every verb: argparse's refusals and our own, each with words the error
+#: must carry. RUN is a run directory that does not exist; TMP a scratch folder.
+BAD_INVOCATIONS = [
+    (["frobnicate"], "invalid choice"),
+    (["list", "--split", "huge"], "invalid choice"),
+    (["prepare"], "name a competition id"),
+    (["prepare", "nope"], "unknown competition 'nope'"),
+    (["prepare", "sklearn-digits", "spaceship-titanic", "--raw", "TMP"], "exactly one id"),
+    (["prepare", "spaceship-titanic", "--raw", "TMP/missing"], "missing"),
+    (["grade"], "name a competition id and a submission file"),
+    (["grade", "spaceship-titanc", "x.csv"], "did you mean 'spaceship-titanic'?"),
+    (["grade", "sklearn-digits", "x.csv"], "not prepared"),
+    (["grade", "sklearn-digits", "x.csv", "--submissions", "s.jsonl"], "not both"),
+    (["grade", "--submissions", "TMP/missing.jsonl"], "missing.jsonl"),
+    (["demo", "--backend", "vm"], "invalid choice"),
+    (["run"], "name a competition id"),
+    (["run", "nope"], "unknown competition 'nope'"),
+    (["run", "sklearn-digits", "--seeds", "0"], "must be at least 1"),
+    (["run", "sklearn-digits", "--max-steps", "2.5"], "expected a whole number"),
+    (["run", "sklearn-digits", "--time-limit", "-1"], "must be more than 0"),
+    (["run", "sklearn-digits", "--split", "huge"], "invalid choice"),
+    (["run", "sklearn-digits", "--ray", "auto", "--gpus", "0"], "--gpus-per-episode"),
+    (["run", "sklearn-digits", "--run-dir", "RUN", "--gpus-per-episode", "1.5"], "whole number"),
+    (["run", "sklearn-digits", "--memory-per-episode", "lots"], "not a size: 'lots'"),
+    (["run", "sklearn-digits", "--harness", "nope"], "--model-endpoint"),
+    (["report", "RUN"], "RUN"),
+    (["report", "RUN", "RUN", "--episodes"], "reads one run"),
+    (["audit", "plagiarism", "RUN", "--kernels", "TMP/missing"], "not a folder"),
+    (["audit", "rules", "RUN", "--model-endpoint", "http://127.0.0.1:9/v1"], "RUN"),
+    (["export", "harbor", "--out", "TMP/tasks"], "name competition ids"),
+    (["export", "harbor", "nope", "--out", "TMP/tasks"], "unknown competition 'nope'"),
+    (["gc", "--everything"], "unrecognized arguments"),
+    (["build-image", "--tag"], "expected one argument"),
+]
+
+
+@pytest.mark.parametrize(
+    "argv, words", BAD_INVOCATIONS, ids=[" ".join(a) for a, _ in BAD_INVOCATIONS]
+)
+def test_every_cli_error_is_one_error_line_on_stderr_and_exit_2(
+    argv: list[str], words: str, mle_home: Path, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)  # --harness then has no endpoint
+    run_dir = str(tmp_path / "no-such-run")
+    argv = [a.replace("RUN", run_dir).replace("TMP", str(tmp_path)) for a in argv]
+    words = words.replace("RUN", run_dir)
+    try:
+        code = cli.main(argv)  # an exception of ours would fail the test: a traceback
+    except SystemExit as exc:  # argparse's refusals exit from parse_args
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert "error: " in err and words in " ".join(err.split()), err
+    assert "error:" not in out, out

@@ -19,6 +19,7 @@ from mle_gym.cli.common import (
     make_policy,
     policy_options,
     positive_float,
+    size,
 )
 from mle_gym.cli.show import console, log, say
 
@@ -47,7 +48,7 @@ def run_and_show(
     show.print_report(GradeReport(**report))
     console().print(
         f"[bold]reward ({env_kwargs.get('reward_mode', 'normalized')}): "
-        f"{episode.total_reward:.4f}, medal: {medal_name(report)}[/bold]"
+        f"{episode.total_reward:.4f} (medal: {medal_name(report)})[/bold]"
     )
     usage = getattr(policy, "usage_summary", None)
     if callable(usage) and (text := usage()):
@@ -207,6 +208,7 @@ def add_parsers(sub: Any) -> None:
     )
     batch.add_argument(
         "--memory-per-episode",
+        type=size,
         dest="memory_per_episode",
         metavar="SIZE",
         help="memory reserved on Ray and the docker limit, e.g. 16g (default: none)",

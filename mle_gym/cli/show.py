@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from mle_gym.runner import Step
 
 _console: Console | None = None
+_error_console: Console | None = None
 #: Lines of a step's output shown live: head and tail, the rest is cut (and said so).
 STEP_HEAD_LINES = 6
 STEP_TAIL_LINES = 5
@@ -40,6 +41,17 @@ def log(message: str) -> None:
 
 def say(message: str, style: str | None = None) -> None:
     console().print(message, style=style, markup=False, highlight=False)
+
+
+def error(message: str) -> None:
+    """A failure the user can act on: `error: ...` on stderr, as argparse says its own (the
+    command then exits 2), so stdout keeps only what was asked for."""
+    global _error_console
+    if _error_console is None:
+        from rich.console import Console
+
+        _error_console = Console(stderr=True)
+    _error_console.print(f"error: {message}", style="red", markup=False, highlight=False)
 
 
 # -- competitions -----------------------------------------------------------------------------
