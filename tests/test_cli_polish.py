@@ -21,6 +21,7 @@ from mle_gym.batch.spec import EpisodeTask
 from tests.batch_support import mle_gym_env
 from tests.conftest import REPO, require_bwrap
 
+ENV_ID = "mle/spaceship-titanic-v0"
 #: A few episodes, each a sandbox start: enough for a once-per-process warning to repeat.
 STARTS = """
 import gymnasium as gym
@@ -286,3 +287,43 @@ def test_every_cli_error_is_one_error_line_on_stderr_and_exit_2(
     assert code == 2, (out, err)
     assert "error: " in err and words in " ".join(err.split()), err
     assert "error:" not in out, out
+
+
+# -- gymnasium's checker stays short ----------------------------------------------------------
+def test_check_env_passes_without_printing_the_statement(spaceship_home: Path, capsys) -> None:
+    """check_env makes the env in each declared render mode, resets it and renders: "human"
+    printed the whole statement and manual (62 lines); now one line says what it was."""
+    import warnings
+
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make(ENV_ID, step_timeout=10, sandbox_options={"runtime": "host"})
+    statement = env.reset(seed=0)[0]
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            check_env(env.unwrapped)
+    finally:
+        env.close()
+    out, err = capsys.readouterr()
+    said = out + err + "\n".join(str(w.message) for w in caught)
+    assert len(statement) > 2000 and len(said) < 600, said
+    assert "reset: the task statement" in out, out
+    assert not any(line in said for line in statement.splitlines() if len(line) > 40), said
+
+
+def test_human_render_shows_a_long_output_by_its_ends(spaceship_home: Path, capsys) -> None:
+    import gymnasium as gym
+
+    require_bwrap()
+    with gym.make(
+        ENV_ID, render_mode="human", step_timeout=10, sandbox_options={"runtime": "host"}
+    ) as env:
+        env.reset(seed=0)
+        observation = env.step("seq 1 100")[0]
+        env.render()
+    shown = capsys.readouterr().out.splitlines()
+    assert observation.split() == [str(i) for i in range(1, 101)]  # the observation is whole
+    assert shown[0] == "[step 1]" and shown[1:3] == ["1", "2"] and shown[-1] == "100", shown
+    assert "88 line(s) not shown" in shown[9] and "50" not in shown, shown
