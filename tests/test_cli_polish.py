@@ -1,5 +1,6 @@
 """What a new user meets first (issue 30, item 10): warnings said once, medals named, hints
-that fit the terminal, one error format, and gymnasium's checker kept short."""
+that fit the terminal, the test setup's caches under $MLE_GYM_HOME, one error format, and
+gymnasium's checker kept short."""
 
 from __future__ import annotations
 
