@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,12 @@ def _model_variables_restored():
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(autouse=True)
+def _sandbox_warnings_unsaid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local sandbox gives each warning once per process; every test starts as a fresh
+    process would, so one that expects a warning sees it whatever ran before it."""
+    local = sys.modules.get("mle_gym.sandbox.local")
+    if local is not None:
+        monkeypatch.setattr(local, "_warned", set())

@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="${VENV:-.venv}"
+source .ci/cache-dirs.sh  # the integrations' venvs and Dolos: under $MLE_GYM_HOME
 bash .ci/system-setup.sh
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 PATH="$(cd "$venv" && pwd)/bin:$PATH"

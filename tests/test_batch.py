@@ -229,7 +229,7 @@ def test_sigterm_stops_the_workers_and_leaves_the_episode_to_retry(
 
 def test_resuming_with_other_settings_is_refused(local_batch: Path, digits_home: Path) -> None:
     result = mle_gym(*batch_args(local_batch, "--max-steps", "3"), home=digits_home, ok=False)
-    assert result.returncode == 2 and "other settings" in result.stdout
+    assert result.returncode == 2 and "other settings" in result.stderr
 
 
 def test_one_id_alone_still_runs_one_episode_live(digits_home: Path, tmp_path: Path) -> None:

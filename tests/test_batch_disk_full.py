@@ -69,7 +69,7 @@ def test_run_directory_errors_come_first_and_leave_nothing(
     shutil.copytree(local_batch, run_dir)
     before = sorted(str(p.relative_to(run_dir)) for p in run_dir.rglob("*"))
     other = mle_gym(*batch_args(run_dir, "--max-steps", "7"), home=digits_home, ok=False)
-    assert other.returncode == 2 and "other settings" in other.stdout, other.stdout
+    assert other.returncode == 2 and "other settings" in other.stderr, other.stderr
     assert "mle-gym run:" not in other.stdout  # no header came first
     assert sorted(str(p.relative_to(run_dir)) for p in run_dir.rglob("*")) == before
     fresh = tmp_path / "fresh"
@@ -77,5 +77,5 @@ def test_run_directory_errors_come_first_and_leave_nothing(
         "run", "spaceship-titanic", "--policy", "scripted", "--run-dir", str(fresh),
         home=tmp_path / "empty-home", ok=False,
     )  # fmt: skip
-    assert missing.returncode == 2 and "not prepared" in missing.stdout, missing.stdout
+    assert missing.returncode == 2 and "not prepared" in missing.stderr, missing.stderr
     assert "mle-gym run:" not in missing.stdout and not fresh.exists()

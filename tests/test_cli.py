@@ -47,7 +47,7 @@ def test_list_shows_competitions_and_prepared_state(tmp_path: Path) -> None:
 def test_prepare_without_credentials_explains_what_to_do(tmp_path: Path) -> None:
     result = mle_gym("prepare", "spaceship-titanic", home=tmp_path, ok=False)
     assert result.returncode == 2
-    text = " ".join(result.stdout.split())
+    text = " ".join(result.stderr.split())
     assert "No Kaggle credentials" in text and "/rules" in text and "--raw" in text
     assert "mle-gym[kaggle]" in text
 
@@ -75,7 +75,7 @@ def test_prepare_then_grade_json(tmp_path: Path) -> None:
 
 def test_unknown_competition_is_a_clear_error(tmp_path: Path) -> None:
     result = mle_gym("grade", "nope", "x.csv", home=tmp_path, ok=False)
-    assert result.returncode == 2 and "unknown competition 'nope'" in result.stdout
+    assert result.returncode == 2 and "unknown competition 'nope'" in result.stderr
 
 
 def test_demo_runs_offline_and_shows_steps_and_grade(tmp_path: Path) -> None:

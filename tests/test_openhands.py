@@ -187,4 +187,4 @@ def test_the_cli_in_the_venv_and_a_clear_error_elsewhere(mle_home: Path) -> None
             env={**os.environ, "COLUMNS": "200"},
         )
         assert result.returncode == 2
-        assert "Python >= 3.12" in result.stdout and "mle-gym[openhands]" in result.stdout
+        assert "Python >= 3.12" in result.stderr and "mle-gym[openhands]" in result.stderr

@@ -325,8 +325,8 @@ def test_grade_submissions_takes_mlebench_input_rules_and_names_bad_lines(
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"competition_id": SPACESHIP}) + "\n")
     result = mle_gym("grade", "--submissions", str(bad), home=report_home, ok=False)
-    assert result.returncode == 2 and f"{bad}:1" in result.stdout
-    assert "submission_path" in result.stdout
+    assert result.returncode == 2 and f"{bad}:1" in result.stderr
+    assert "submission_path" in result.stderr
 
 
 def test_pass_at_k_on_the_run_and_k_beyond_the_seeds(partial_run: Path, report_home: Path) -> None:
@@ -349,7 +349,7 @@ def test_pass_at_k_on_the_run_and_k_beyond_the_seeds(partial_run: Path, report_h
 
     refused = mle_gym("report", str(partial_run), "--pass-k", "4", home=report_home, ok=False)
     assert refused.returncode == 2
-    assert "spaceship-titanic has 3 counted episode(s)" in " ".join(refused.stdout.split())
+    assert "spaceship-titanic has 3 counted episode(s)" in " ".join(refused.stderr.split())
     shown = mle_gym("report", str(partial_run), "--pass-k", "1,3", home=report_home).stdout
     assert "pass@k" in shown and "best-of-k" in shown
 

@@ -17,8 +17,7 @@ from rich.text import Text
 
 from mle_gym.batch.spec import EpisodeTask
 from mle_gym.batch.store import TRAJECTORY_FILE
-
-MEDALS = ("gold", "silver", "bronze")
+from mle_gym.grading.report import MEDALS, medal_name
 
 
 @dataclass
@@ -171,10 +170,10 @@ def _describe(result: dict[str, Any] | None) -> str:
     ended = f"; ended by an error: {error.splitlines()[0][:200]}" if error else ""
     if not result.get("valid_submission"):
         return f"no valid submission ({result.get('error') or 'invalid'}){ended}"
-    medal = next((m for m in MEDALS if result.get(f"{m}_medal")), None)
+    medal = medal_name(result)
     score = result.get("score")
     text = f"score {score:.5g}" if isinstance(score, (int, float)) else "valid"
-    return text + (f", {medal} medal" if medal else "") + f", {result.get('steps')} steps{ended}"
+    return f"{text}, {'no' if medal == 'none' else medal} medal, {result.get('steps')} steps{ended}"
 
 
 def _clock(seconds: float) -> str:

@@ -10,7 +10,7 @@ import sys
 
 import mle_gym
 from mle_gym.cli.common import SPLITS
-from mle_gym.cli.show import say
+from mle_gym.cli.show import error, say
 
 # Everything heavy (gymnasium, rich, pandas, the grader, the batch runner) is imported by the
 # command that needs it, so `mle-gym --help` starts quickly.
@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # a batch's resume command
     if args.command is None:
         parser.print_help()
         return 0
@@ -49,16 +50,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except (UnknownCompetition, FileNotFoundError, RuntimeError, ValueError) as exc:
-        say(f"error: {exc}", style="red")
+        error(str(exc))
+        return 2
+    except SystemExit as exc:  # a verb's own refusal, e.g. SystemExit("name a competition")
+        if not isinstance(exc.code, str):
+            raise
+        error(exc.code)
         return 2
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
-        say(
-            f"error: disk full: could not write {exc.filename or 'a file'} ({exc.strerror}). "
+        error(
+            f"disk full: could not write {exc.filename or 'a file'} ({exc.strerror}). "
             "Free some space and run the same command again (a batch resumes where it "
-            "stopped; graded episodes are kept)",
-            style="red",
+            "stopped; graded episodes are kept)"
         )
         return 2
     except KeyboardInterrupt:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 from pathlib import Path
 from typing import Any
 
+from mle_gym.cli import show
 from mle_gym.cli.common import SPLITS, env_kwargs_from, policy_options, split_ids
 from mle_gym.cli.show import console, say
 
@@ -95,6 +97,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             "command again to resume (finished episodes are kept)",
             style="red",
         )
+        show.next_steps([(resume_command(args), "resume: the episodes left run")])
         return 130
     finally:
         if store.episodes.is_dir():
@@ -102,14 +105,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
     for line in header_lines(summary):
         say(line, style="dim")
     console().print(to_table(summary, title=f"report: {run_dir}", width=console().width))
-    say(
-        f"{result.done} episode(s) run, {result.skipped} already done, "
-        f"{result.failed} failed"
-        + (" (run the same command again to retry them)" if result.failed else "")
-    )
-    say(
-        f"next: mle-gym report {run_dir} --episodes (per-episode rows), or --json/--csv; "
-        f"each episode's steps are in {run_dir}/episodes/<id>/seed-<k>/",
-        style="dim",
-    )
+    say(f"{result.done} episode(s) run, {result.skipped} already done, {result.failed} failed")
+    show.next_steps(show.batch_hints(run_dir, resume_command(args), result.failed))
     return 0 if result.ok else 1
+
+
+def resume_command(args: argparse.Namespace) -> str:
+    """The command that ran this batch: typed again, it resumes it."""
+    return shlex.join(["mle-gym", *args.argv])

@@ -71,6 +71,18 @@ def positive_float(text: str) -> float:
     return value
 
 
+def size(text: str) -> str:
+    """argparse type: a size as Docker writes it ("16g"), checked now: a local batch keeps
+    no memory limit, so a typo there would otherwise pass unseen."""
+    from mle_gym.batch.resources import parse_size
+
+    try:
+        parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def add_env_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("episode")
     group.add_argument(

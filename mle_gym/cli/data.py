@@ -12,7 +12,7 @@ from typing import Any
 
 from mle_gym.cli import show
 from mle_gym.cli.common import SPLITS, add_split, split_ids
-from mle_gym.cli.show import console, log, say
+from mle_gym.cli.show import console, error, log, say
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -137,16 +137,16 @@ def cmd_prepare(args: argparse.Namespace) -> int:
                 build_answer_key(comp, result.dirs.private)
         except KaggleUnavailable as exc:
             if not unavailable:  # the how-to once; the others are listed at the end
-                say(f"error: {exc}", style="red")
+                error(str(exc))
             unavailable.append(comp.id)
             status = 2
             continue
         except ChecksumError as exc:
-            say(str(exc), style="red")
-            status = 1
+            error(str(exc))
+            status = 2
             continue
         except (PrepareError, AnswerKeyError) as exc:
-            say(f"error: {exc}", style="red")
+            error(str(exc))
             status = 2
             continue
         for mismatch in result.mismatches:
@@ -164,10 +164,9 @@ def cmd_prepare(args: argparse.Namespace) -> int:
         )
         console().print(f"[green]{comp.id}[/green]: {verdict} in {result.dirs.root}")
     if len(unavailable) > 1:
-        say(
-            f"error: {len(unavailable)} competition(s) not prepared, their Kaggle data "
-            f"unavailable as above: {', '.join(unavailable)}",
-            style="red",
+        error(
+            f"{len(unavailable)} competition(s) not prepared, their Kaggle data "
+            f"unavailable as above: {', '.join(unavailable)}"
         )
     return status
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from mle_gym.cli.common import (
     make_policy,
     policy_options,
     positive_float,
+    size,
 )
 from mle_gym.cli.show import console, log, say
 
@@ -33,7 +35,7 @@ def run_and_show(
 ) -> int:
     import gymnasium as gym
 
-    from mle_gym.grading.report import GradeReport
+    from mle_gym.grading.report import GradeReport, medal_name
     from mle_gym.runner import run_episode
 
     policy = make_policy(policy_name, policy_options)
@@ -46,12 +48,12 @@ def run_and_show(
     show.print_report(GradeReport(**report))
     console().print(
         f"[bold]reward ({env_kwargs.get('reward_mode', 'normalized')}): "
-        f"{episode.total_reward:.4f}[/bold]"
+        f"{episode.total_reward:.4f} (medal: {medal_name(report)})[/bold]"
     )
     usage = getattr(policy, "usage_summary", None)
     if callable(usage) and (text := usage()):
         say(text)
-    show.next_steps(competition_id, demo=demo)
+    show.next_steps(show.episode_hints(competition_id, policy_name, demo=demo))
     return 0 if report["valid_submission"] else 1
 
 
@@ -118,6 +120,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         # The demo's commands are our own scripted baseline's, not a model's: running them
         # unisolated is safe, and lets the demo work on a machine without bubblewrap.
         env_kwargs["sandbox_options"]["isolation"] = "none"
+        # said here, in the demo's words; the sandbox's own warning would say it twice
+        warnings.filterwarnings("ignore", "mle_gym: isolation='none'", RuntimeWarning)
         say(
             "bubblewrap is not installed, so the demo runs its scripted commands without "
             "isolation (they are mle_gym's own). Agents need isolation: install bubblewrap "
@@ -204,6 +208,7 @@ def add_parsers(sub: Any) -> None:
     )
     batch.add_argument(
         "--memory-per-episode",
+        type=size,
         dest="memory_per_episode",
         metavar="SIZE",
         help="memory reserved on Ray and the docker limit, e.g. 16g (default: none)",

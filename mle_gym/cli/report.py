@@ -31,7 +31,9 @@ def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
         "with --task mlebench and --task mlebench-obfuscated)",
     )
     p.add_argument(
-        "--episodes", action="store_true", help="also one row per episode (state, score, medal)"
+        "--episodes",
+        action="store_true",
+        help="also one row per episode (state, score, medal: gold, silver, bronze or none)",
     )
     p.add_argument(
         "--pad-incomplete",
@@ -352,6 +354,8 @@ def cmd_grade_submissions(args: argparse.Namespace) -> int:
 
 
 def _episode_json(record: Any) -> dict[str, Any]:
+    from mle_gym.grading.report import medal_name
+
     report = record.report or {}
     keys = ("score", "valid_submission", "above_median", "any_medal", "normalized_score")
     return {
@@ -360,5 +364,6 @@ def _episode_json(record: Any) -> dict[str, Any]:
         "state": record.state,
         "attempt": record.attempt,
         **{key: report.get(key) for key in keys},
+        "medal": medal_name(report) if record.report else None,
         "error": record.error or report.get("error"),
     }

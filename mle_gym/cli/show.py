@@ -6,7 +6,9 @@ rich is imported here only, when something is printed, so `mle-gym --help` never
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from mle_gym.runner import Step
 
 _console: Console | None = None
+_error_console: Console | None = None
 #: Lines of a step's output shown live: head and tail, the rest is cut (and said so).
 STEP_HEAD_LINES = 6
 STEP_TAIL_LINES = 5
@@ -38,6 +41,17 @@ def log(message: str) -> None:
 
 def say(message: str, style: str | None = None) -> None:
     console().print(message, style=style, markup=False, highlight=False)
+
+
+def error(message: str) -> None:
+    """A failure the user can act on: `error: ...` on stderr, as argparse says its own (the
+    command then exits 2), so stdout keeps only what was asked for."""
+    global _error_console
+    if _error_console is None:
+        from rich.console import Console
+
+        _error_console = Console(stderr=True)
+    _error_console.print(f"error: {message}", style="red", markup=False, highlight=False)
 
 
 # -- competitions -----------------------------------------------------------------------------
@@ -132,24 +146,81 @@ def show_step(step: Step) -> None:
     out.print("\n".join(lines[-STEP_TAIL_LINES:]), markup=False, highlight=False)
 
 
-def next_steps(competition_id: str, *, demo: bool) -> None:
-    """Where to go from one finished episode."""
-    lines = [
-        "next steps:",
-        "  mle-gym list                                     the competitions, prepared or not",
-        f"  mle-gym run {competition_id} --policy llm        an LLM agent (docs/agents.md)",
-        f"  mle-gym run {competition_id} --seeds 3 --workers 2   a batch, then mle-gym report",
-    ]
+# -- what to type next -----------------------------------------------------------------------
+#: Where a reason goes when it cannot sit beside its command.
+_HINT_INDENT = "      "
+
+
+def next_steps(hints: Sequence[tuple[str, str]], title: str = "next steps:") -> None:
+    """Commands to type next, each with what it gives. Reasons line up beside the commands
+    when every line fits the terminal, else each goes under its command; nothing is cut
+    mid-command by the terminal's own wrapping."""
+    import textwrap
+
+    width = max(console().width, 40)
+    column = max(len(command) for command, _ in hints) + 4
+    beside = all(column + len(why) <= width for _, why in hints)
+    lines = [title]
+    for command, why in hints:
+        if beside:
+            lines.append(f"  {command.ljust(column - 2)}{why}")
+            continue
+        # a command's lines end in a backslash, so that copied whole it still runs
+        wrapped = textwrap.wrap(
+            command,
+            width - 2,
+            initial_indent="  ",
+            subsequent_indent="    ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        lines += [f"{line} \\" for line in wrapped[:-1]] + wrapped[-1:]
+        lines += textwrap.wrap(
+            why, width, initial_indent=_HINT_INDENT, subsequent_indent=_HINT_INDENT
+        )
+    console().print("\n".join(lines), style="dim", markup=False, highlight=False, soft_wrap=True)
+
+
+def episode_hints(competition_id: str, policy: str, *, demo: bool) -> list[tuple[str, str]]:
+    """After the demo, the README's next step: a Kaggle competition. After one episode, more
+    of the same: a batch of seeds, and an LLM agent where a scripted policy ran."""
     if demo:
-        lines.insert(1, "  mle-gym prepare spaceship-titanic --raw DIR      a Kaggle competition")
-    lines.append("  from Python: gym.make('mle/<id>-v0') (README.md)")
-    say("\n".join(lines), style="dim")
+        return [
+            ("mle-gym prepare spaceship-titanic", "a Kaggle competition"),
+            ("mle-gym prepare spaceship-titanic --raw DIR", "or from files you have"),
+            ("mle-gym list", "every competition"),
+            ('gym.make("mle/spaceship-titanic-v0")', "from Python (README.md)"),
+        ]
+    as_policy = "" if policy == "scripted" else f" --policy {policy}"
+    hints = [
+        (
+            f"mle-gym run {competition_id}{as_policy} --seeds 3 --workers 2",
+            "a batch, then mle-gym report",
+        )
+    ]
+    if policy == "scripted":
+        hints.append((f"mle-gym run {competition_id} --policy llm", "an LLM agent: docs/agents.md"))
+    hints.append(("mle-gym list", "every competition"))
+    return hints
+
+
+def batch_hints(run_dir: Path, resume: str, unfinished: int) -> list[tuple[str, str]]:
+    """After a batch: its report, and the same command again when episodes are left to run
+    (it resumes: graded episodes are kept, failed ones run again)."""
+    where = shlex.quote(str(run_dir))
+    report = (f"mle-gym report {where} --episodes", "per-episode rows; --json: all")
+    if unfinished:
+        return [(resume, f"run the {unfinished} episode(s) left; graded ones are kept"), report]
+    return [report, (f"ls {where}/episodes/ID/seed-K", "each episode's files")]
 
 
 # -- batch runs -------------------------------------------------------------------------------
 def episodes_table(records: Sequence[EpisodeRecord]) -> Any:
-    """One row per attempted episode: its state, score, medal and normalised score."""
+    """One row per attempted episode: its state, score, medal (gold, silver, bronze or none)
+    and normalised score."""
     from rich.table import Table
+
+    from mle_gym.grading.report import medal_name
 
     table = Table(title="episodes")
     table.add_column("competition", overflow="fold")
@@ -159,10 +230,7 @@ def episodes_table(records: Sequence[EpisodeRecord]) -> Any:
         report = record.report or {}
         score = report.get("score")
         normalised = report.get("normalized_score")
-        medal = next(
-            (m for m in ("gold", "silver", "bronze") if report.get(f"{m}_medal")),
-            "—" if record.state == "done" else "",
-        )
+        medal = medal_name(report) if record.state == "done" else ""
         state = record.state if record.state != "done" or score is not None else "invalid"
         table.add_row(
             record.competition_id,

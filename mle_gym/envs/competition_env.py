@@ -40,6 +40,7 @@ from mle_gym.envs.mlebench_task import (
     find_mlebench_dir,
     mlebench_variables,
 )
+from mle_gym.envs.render import reset_glance, step_glance
 from mle_gym.envs.snapshots import SnapshotKeeper, elapsed_since
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
 from mle_gym.grading.bounded import GradingLimits, check_bounded, grade_bounded, warm_up
@@ -357,7 +358,10 @@ class CompetitionEnv(gym.Env):
         if self.render_mode == "ansi":
             return self._last_observation
         if self.render_mode == "human":
-            print(self._last_observation)
+            if self._steps:
+                print(step_glance(self._steps, self._last_observation))
+            elif self._last_observation:  # after reset(), before the first step
+                print(reset_glance(self.competition.id, self._last_observation))
         return None
 
     def close(self) -> None:

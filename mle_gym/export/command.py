@@ -106,7 +106,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         written = export_harbor(ids, args.out, options)
     except MLEBenchNotFound as exc:
-        raise SystemExit(f"error: {exc}") from None
+        raise SystemExit(str(exc)) from None
     skipped = [e for e in written if e.skipped]
     unprepared = [e.competition_id for e in written if not e.prepared and not e.skipped]
     print(

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from typing import Any
+
+MEDALS = ("gold", "silver", "bronze")
 
 
 @dataclass(frozen=True)
@@ -33,10 +37,13 @@ class GradeReport:
 
     @property
     def medal(self) -> str | None:
-        for name in ("gold", "silver", "bronze"):
-            if getattr(self, f"{name}_medal"):
-                return name
-        return None
+        return next((name for name in MEDALS if getattr(self, f"{name}_medal")), None)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def medal_name(report: Mapping[str, Any]) -> str:
+    """The medal a stored report won, as a row shows it: gold, silver, bronze or none (the
+    report keeps a boolean per medal, and `any_medal` cannot say which)."""
+    return next((name for name in MEDALS if report.get(f"{name}_medal")), "none")

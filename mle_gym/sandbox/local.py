@@ -104,7 +104,10 @@ NO_RUNTIME_WARNING = (
     "with this Python's own libraries (scores may differ from the docker backend's); run "
     "`mle-gym build-runtime` once, or pass sandbox_options={'runtime': 'host'} to say so"
 )
-_warned_no_runtime = False
+#: The warnings already given in this process: each is said once, however many sandboxes
+#: start (warnings' own once-per-place memory is wiped by any filter change, and a
+#: notebook or batch starts many).
+_warned: set[str] = set()
 
 
 def bwrap_available() -> bool:
@@ -124,7 +127,6 @@ def _python_roots() -> list[Path]:
 def agent_python(runtime: str | Path) -> Path | None:
     """The venv whose Python the agent runs: "auto" the pinned runtime when built (else
     None, with one warning per process), "host" None (this process's Python), or a path."""
-    global _warned_no_runtime
     if runtime == "host":
         return None
     if runtime != "auto":
@@ -133,10 +135,15 @@ def agent_python(runtime: str | Path) -> Path | None:
             raise ValueError(f"runtime {runtime}: no bin/python3 there (a venv is expected)")
         return venv
     venv = built_venv()
-    if venv is None and not _warned_no_runtime:
-        _warned_no_runtime = True
-        warnings.warn(NO_RUNTIME_WARNING, RuntimeWarning, stacklevel=3)
+    if venv is None:
+        _warn_once(NO_RUNTIME_WARNING)
     return venv
+
+
+def _warn_once(message: str) -> None:
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
 def _traversable(path: Path, made: set[str] | None = None) -> list[str]:
@@ -390,7 +397,7 @@ class LocalSandbox(ShellBackedSandbox):
                 "the `gpus` option needs isolation='bwrap': unisolated, every GPU is seen"
             )
         if not self.isolated:
-            warnings.warn(NOT_ISOLATED_WARNING, RuntimeWarning, stacklevel=2)
+            _warn_once(NOT_ISOLATED_WARNING)
         if self.isolated:
             seccomp.filter_program()  # fail now, with the reason, if libseccomp is missing
         if memory == "auto":
