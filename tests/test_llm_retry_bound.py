@@ -152,7 +152,13 @@ def test_cli_run_against_a_dead_endpoint_says_one_error(
 ) -> None:
     """`mle-gym run --llm-retries 1`: at most 2 connections, exit 2 with one `error:` and no
     tracebacks, retry logs or library banners."""
-    module = {"llm": "requests", "mini-swe-agent": "minisweagent", "aide": "aide"}[policy]
+    # AIDE's import mutes `warnings.warn` for the whole process (its `shutup` dependency);
+    # our scaffold module imports it and unmutes, so later tests still see warnings.
+    module = {
+        "llm": "requests",
+        "mini-swe-agent": "minisweagent",
+        "aide": "baselines.scaffolds.aide",
+    }[policy]
     pytest.importorskip(module, reason=f"the {policy!r} extra is not installed")
     from tests.agent_support import run_cli_policy
     from tests.conftest import require_bwrap
