@@ -48,7 +48,7 @@ MOLECULE_TABLES = (
 def prepare(raw: Path, public: Path, private: Path) -> None:
     """MLE-bench's split by molecule (see the module docstring), streamed (see
     `streamed_split`): the bytes of `prepare_in_memory` in bounded memory."""
-    import numpy as np
+    import pandas as pd
 
     from mle_gym.competitions.streamed_split import (
         NotStreamable,
@@ -61,7 +61,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
 
     molecules = read_column(raw / "train.csv", "molecule_name", {})
     order = group_holdout_order(molecules)
-    kept = np.unique(molecules[order.part == 0])
+    kept = pd.unique(molecules[order.part == 0])
     del molecules
     try:
         split_csv(
@@ -81,7 +81,10 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
         )
         for name in MOLECULE_TABLES:
             names = read_column(raw / name, "molecule_name", {})
-            split_csv(raw / name, filter_order(np.isin(names, kept)), [[Output(public / name)]])
+            # pandas' hashed membership: np.isin compares object arrays pair by pair (one
+            # pass over the table per training molecule).
+            in_train = pd.Series(names).isin(kept).to_numpy()
+            split_csv(raw / name, filter_order(in_train), [[Output(public / name)]])
     except NotStreamable:
         prepare_in_memory(raw, public, private)
         return
