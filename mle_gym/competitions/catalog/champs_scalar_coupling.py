@@ -48,22 +48,24 @@ MOLECULE_TABLES = (
 def prepare(raw: Path, public: Path, private: Path) -> None:
     """MLE-bench's split by molecule (see the module docstring), streamed (see
     `streamed_split`): the bytes of `prepare_in_memory` in bounded memory."""
-    import pandas as pd
+    import numpy as np
 
     from mle_gym.competitions.streamed_split import (
         NotStreamable,
         Output,
+        column_codes,
+        column_isin,
         filter_order,
         group_holdout_order,
-        read_column,
         split_csv,
     )
 
-    molecules = read_column(raw / "train.csv", "molecule_name", {})
-    order = group_holdout_order(molecules)
-    kept = pd.unique(molecules[order.part == 0])
-    del molecules
     try:
+        # Molecules as codes, 4 bytes a row: the split depends only on their sorted order.
+        codes, molecules = column_codes(raw / "train.csv", "molecule_name")
+        order = group_holdout_order(codes)
+        kept = molecules[np.unique(codes[order.part == 0])]
+        del codes
         split_csv(
             raw / "train.csv",
             order,
@@ -79,11 +81,9 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
                 ],
             ],
         )
+        del order
         for name in MOLECULE_TABLES:
-            names = read_column(raw / name, "molecule_name", {})
-            # pandas' hashed membership: np.isin compares object arrays pair by pair (one
-            # pass over the table per training molecule).
-            in_train = pd.Series(names).isin(kept).to_numpy()
+            in_train = column_isin(raw / name, "molecule_name", kept)
             split_csv(raw / name, filter_order(in_train), [[Output(public / name)]])
     except NotStreamable:
         prepare_in_memory(raw, public, private)
