@@ -183,6 +183,41 @@ def read_column(path: Path, column: str, read: Mapping[str, Any]) -> np.ndarray:
     return np.concatenate(pieces) if pieces else np.empty(0)
 
 
+def column_codes(path: Path, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, keys): each row's text key as its position among the sorted distinct keys,
+    what `np.unique(keys, return_inverse=True)` gives, read in chunks. 4 bytes a row where
+    `read_column` holds a Python string a row (~70 bytes); a missing key is NotStreamable."""
+    known: pd.Index | None = None  # distinct keys, in order of first appearance
+    pieces = []
+    with _read_csv(path, usecols=[column], chunksize=CHUNK_ROWS) as chunks:
+        for chunk in chunks:
+            codes, uniques = pd.factorize(chunk[column])
+            if (codes < 0).any():
+                raise NotStreamable(f"{path.name} has rows without a {column}")
+            uniques = pd.Index(uniques)
+            if known is None:
+                known = uniques
+            else:
+                known = known.append(uniques[known.get_indexer(uniques) < 0])
+            pieces.append(known.get_indexer(uniques).astype(np.int32)[codes])
+    if known is None:
+        return np.empty(0, np.int32), np.empty(0, object)
+    keys = known.to_numpy(dtype=object)
+    by_key = np.argsort(keys, kind="stable")
+    rank = np.empty(len(keys), np.int32)
+    rank[by_key] = np.arange(len(keys), dtype=np.int32)
+    return rank[np.concatenate(pieces)], keys[by_key]
+
+
+def column_isin(path: Path, column: str, values: np.ndarray) -> np.ndarray:
+    """Whether each row's `column` is among `values` (pandas' `isin`, as MLE-bench filters),
+    read in chunks: a byte a row."""
+    wanted = pd.Index(values)
+    with _read_csv(path, usecols=[column], chunksize=CHUNK_ROWS) as chunks:
+        pieces = [chunk[column].isin(wanted).to_numpy(dtype=bool) for chunk in chunks]
+    return np.concatenate(pieces) if pieces else np.zeros(0, bool)
+
+
 def _read_csv(source: Any, **kwargs: Any) -> Any:
     """`pd.read_csv` with MLE-bench's round-trip float parsing (see `csv_io`)."""
     if int(pd.__version__.split(".")[0]) < 3:

@@ -53,17 +53,19 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     from mle_gym.competitions.streamed_split import (
         NotStreamable,
         Output,
+        column_codes,
+        column_isin,
         filter_order,
         group_holdout_order,
-        read_column,
         split_csv,
     )
 
-    molecules = read_column(raw / "train.csv", "molecule_name", {})
-    order = group_holdout_order(molecules)
-    kept = np.unique(molecules[order.part == 0])
-    del molecules
     try:
+        # Molecules as codes, 4 bytes a row: the split depends only on their sorted order.
+        codes, molecules = column_codes(raw / "train.csv", "molecule_name")
+        order = group_holdout_order(codes)
+        kept = molecules[np.unique(codes[order.part == 0])]
+        del codes
         split_csv(
             raw / "train.csv",
             order,
@@ -79,9 +81,10 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
                 ],
             ],
         )
+        del order
         for name in MOLECULE_TABLES:
-            names = read_column(raw / name, "molecule_name", {})
-            split_csv(raw / name, filter_order(np.isin(names, kept)), [[Output(public / name)]])
+            in_train = column_isin(raw / name, "molecule_name", kept)
+            split_csv(raw / name, filter_order(in_train), [[Output(public / name)]])
     except NotStreamable:
         prepare_in_memory(raw, public, private)
         return
