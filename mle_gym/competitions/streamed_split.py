@@ -134,13 +134,14 @@ def filter_order(kept: np.ndarray) -> Order:
 
 def _breaks(block: Any, inside: bool) -> tuple[np.ndarray, bool]:
     """Offsets just past each line break of `block` outside quotes, and whether it ends
-    inside quotes (`inside`: whether it starts so). Only the quotes' parity counts, so the
-    running count may wrap in one byte."""
+    inside quotes (`inside`: whether it starts so). A line break is outside quotes when an
+    even number of quotes precede it; quotes are few beside bytes, so they are counted by a
+    search over their positions rather than a running sum over every byte."""
     data = np.frombuffer(block, dtype=np.uint8)
-    quotes = np.cumsum(data == ord('"'), dtype=np.uint8) + np.uint8(inside)
-    outside = (quotes & 1) == 0
-    ends = np.flatnonzero((data == ord("\n")) & outside) + 1
-    return ends, (not bool(outside[-1])) if len(data) else inside
+    quotes = np.flatnonzero(data == ord('"'))
+    breaks = np.flatnonzero(data == ord("\n"))
+    outside = (np.searchsorted(quotes, breaks) + inside) % 2 == 0
+    return breaks[outside] + 1, bool((len(quotes) + inside) % 2)
 
 
 def row_ends(text: bytes) -> np.ndarray:
