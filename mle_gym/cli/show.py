@@ -45,13 +45,16 @@ def say(message: str, style: str | None = None) -> None:
 
 def error(message: str) -> None:
     """A failure the user can act on: `error: ...` on stderr, as argparse says its own (the
-    command then exits 2), so stdout keeps only what was asked for."""
+    command then exits 2), so stdout keeps only what was asked for. Not wrapped by us: a
+    path or command in it stays whole to copy (the terminal wraps for the eye)."""
     global _error_console
     if _error_console is None:
         from rich.console import Console
 
         _error_console = Console(stderr=True)
-    _error_console.print(f"error: {message}", style="red", markup=False, highlight=False)
+    _error_console.print(
+        f"error: {message}", style="red", markup=False, highlight=False, soft_wrap=True
+    )
 
 
 # -- competitions -----------------------------------------------------------------------------
