@@ -35,9 +35,6 @@ _FIELD = re.compile(rb'\bname="([^"]*)"')
 
 
 class _Server(BoundedUnixServer):
-    daemon_threads = True
-    block_on_close = False
-
     def __init__(self, path: str, endpoint: GradingEndpoint) -> None:
         self.endpoint = endpoint
         super().__init__(path, _Handler, MAX_CONNECTIONS)
@@ -84,15 +81,11 @@ class GradingEndpoint:
 
     def start(self) -> None:
         self._server = _Server(str(self.socket_path), self)
-        self.socket_path.chmod(0o600)
-        threading.Thread(
-            target=self._server.serve_forever, name="mle-gym-grading-endpoint", daemon=True
-        ).start()
+        self._server.serve_in_background("mle-gym-grading-endpoint")
 
     def close(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.stop()
             self._server = None
         self.socket_path.unlink(missing_ok=True)
 

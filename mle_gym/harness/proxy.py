@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
 import sys
 import threading
@@ -71,8 +70,6 @@ class _UnixHTTPServer(BoundedUnixServer):
     """A thread per connection, at most MAX_CONNECTIONS of them, each from an admitted
     peer; a handler's failure is one short line, not a traceback."""
 
-    daemon_threads = True
-    block_on_close = False
     request_queue_size = 64
 
     def __init__(self, path: str, handler: type[BaseHTTPRequestHandler], proxy: ModelProxy):
@@ -142,22 +139,16 @@ class ModelProxy:
         self._lock = threading.Lock()
         self._validating = threading.Lock()  # one check at a time: they share the copied file
         self._server: _UnixHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> None:
         self._server = _UnixHTTPServer(str(self.socket_path), self._handler(), self)
-        os.chmod(self.socket_path, 0o600)  # `peers.restrict_to` opens it to the agent
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="mle-gym-model-proxy", daemon=True
-        )
-        self._thread.start()
+        self._server.serve_in_background("mle-gym-model-proxy")
 
     def close(self) -> None:
         """Stop answering; exchanges still in flight are recorded if they end."""
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.stop()
             self._server = None
         self.socket_path.unlink(missing_ok=True)
 

@@ -7,13 +7,18 @@ memory stay bounded.
 
 from __future__ import annotations
 
+import os
 import socketserver
 import threading
 from typing import Any
 
 
 class BoundedUnixServer(socketserver.ThreadingUnixStreamServer):
-    """A threading unix-socket server serving at most `max_connections` at once."""
+    """A threading unix-socket server serving at most `max_connections` at once, from a
+    daemon thread of its own (`serve_in_background`) until `stop`."""
+
+    daemon_threads = True  # a connection left open by the agent never holds the process
+    block_on_close = False
 
     def __init__(self, path: str, handler: Any, max_connections: int) -> None:
         self._slots = threading.BoundedSemaphore(max_connections)
@@ -30,3 +35,14 @@ class BoundedUnixServer(socketserver.ThreadingUnixStreamServer):
             super().process_request_thread(request, client_address)
         finally:
             self._slots.release()
+
+    def serve_in_background(self, name: str) -> None:
+        """Serve from a daemon thread; the socket admits only this user until the caller
+        opens it to the agent (`socket_peers.restrict_to`)."""
+        os.chmod(self.server_address, 0o600)
+        threading.Thread(target=self.serve_forever, name=name, daemon=True).start()
+
+    def stop(self) -> None:
+        """Stop serving and close the socket (its file is the caller's to remove)."""
+        self.shutdown()
+        self.server_close()
