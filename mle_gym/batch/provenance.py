@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import mle_gym
+from mle_gym.sandbox.nvidia_devices import listed_gpus
 
 #: The libraries a grade depends on, whose versions are recorded.
 LIBRARIES = ("pandas", "numpy", "scikit-learn", "pyarrow", "scipy", "gymnasium")
@@ -94,23 +95,7 @@ def _memory_bytes() -> int | None:
 
 def _gpus() -> list[dict[str, str]]:
     """Each NVIDIA GPU's name and driver, from nvidia-smi when it is installed."""
-    if shutil.which("nvidia-smi") is None:
-        return []
-    try:
-        out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-            capture_output=True,
-            text=True,
-            timeout=20,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return []
-    gpus = []
-    for line in out.splitlines():
-        name, _, driver = line.partition(",")
-        if name.strip():
-            gpus.append({"name": name.strip(), "driver": driver.strip()})
-    return gpus
+    return [{"name": name, "driver": driver} for name, driver in listed_gpus()]
 
 
 @cache

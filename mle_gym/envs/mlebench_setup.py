@@ -11,7 +11,6 @@ sandbox runs: only its agent may connect, and the relay starts on 127.0.0.1:5000
 from __future__ import annotations
 
 import shutil
-import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from mle_gym.envs.mlebench_task import (
     MLEBenchTask,
 )
 from mle_gym.sandbox.base import ReadOnlyBind, ReadOnlyFile, Sandbox, SandboxError
+from mle_gym.sandbox.nvidia_devices import listed_gpus
 from mle_gym.sandbox.scratch import owned_dir
 
 #: Inside the sandbox: the relay script and the endpoint's socket.
@@ -38,17 +38,7 @@ def hardware(gpus: Any) -> str:
     count as nvidia-smi lists them (here, the host's, as many as the sandbox gets)."""
     if not gpus:
         return "a CPU"
-    try:
-        listed = subprocess.run(
-            ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        ).stdout.split("\n")
-    except (OSError, subprocess.SubprocessError):
-        return "a GPU"
-    names = [name.strip() for name in listed if name.strip()]
+    names = [name for name, _driver in listed_gpus()]
     if isinstance(gpus, int) and not isinstance(gpus, bool) and gpus > 0:
         names = names[:gpus]
     counts = Counter(names)

@@ -205,3 +205,22 @@ def _driver_library_dirs() -> list[str]:
 def _driver_tools() -> list[str]:
     smi = shutil.which("nvidia-smi")
     return [os.path.realpath(smi)] if smi else []
+
+
+def listed_gpus() -> list[tuple[str, str]]:
+    """(name, driver version) of each GPU as `nvidia-smi` lists them; [] where it is not
+    installed or fails (what a run records and what MLE-bench's prompt calls the hardware)."""
+    if shutil.which("nvidia-smi") is None:
+        return []
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    listed = [line.partition(",") for line in out.splitlines()]
+    return [(name.strip(), driver.strip()) for name, _, driver in listed if name.strip()]
