@@ -35,9 +35,11 @@ STATEMENT_CHARS = 8_000
 LISTED_PUBLIC_ENTRIES = 60
 _READ_BYTES = 1024**2
 _COUNTED_ENTRIES = 100_000
-#: The statement's placeholders, filled with the sandbox's paths (SandboxPaths' defaults).
+#: The statement's placeholders, filled with the sandbox's paths (the defaults of
+#: mle_gym.sandbox.base.SandboxPaths; not imported: analysis reads runs without sandbox code).
 _SANDBOX_PATHS = {"data_dir": "/home/data", "code_dir": "/home/code"}
 _SUBMISSION_DIR = "/home/submission"
+#: The kept code's index beside code/ (mle_gym.envs.kept_code.INDEX_FILE; not imported either).
 _CODE_INDEX = "code.json"
 #: Characters that Python (and so some readers of the request) split lines at and that JSON
 #: leaves raw inside strings; escaped so that one record stays one line.
