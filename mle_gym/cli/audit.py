@@ -80,7 +80,12 @@ def add_audit_parser(sub: Any) -> None:
         metavar="VAR",
         help="the environment variable holding the key (never written to disk)",
     )
-    r.add_argument("--max-input-chars", type=int, default=None, help="per episode (default 60,000)")
+    r.add_argument(
+        "--max-input-chars",
+        type=int,
+        default=None,
+        help="per request; a longer episode is judged in parts, one request each (default 60,000)",
+    )
     r.add_argument("--max-tokens", type=int, default=None, help="per answer (default 1,024)")
     r.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     r.set_defaults(func=cmd_rules)
@@ -177,10 +182,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
         table.add_column("episode")
         for key in rules.QUESTIONS:
             table.add_column(key.replace("_", " "))
+        table.add_column("requests")
         table.add_column("flagged")
         for v in verdicts:
             cells = [v.answers.get(k, {}).get("answer", "—") for k in rules.QUESTIONS]
             flag = "FLAGGED" if v.flagged else (f"error: {v.error}" if v.error else "")
-            table.add_row(f"{v.competition_id}/seed-{v.seed}", *cells, flag)
+            table.add_row(f"{v.competition_id}/seed-{v.seed}", *cells, str(v.requests), flag)
         console().print(table)
     return 1 if any(v.flagged for v in verdicts) else (2 if any(v.error for v in verdicts) else 0)
