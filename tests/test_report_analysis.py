@@ -360,7 +360,8 @@ def test_compare_published_beside_the_run(partial_run: Path, report_home: Path) 
     assert data["hours"] == 24.0 and data["run"] == {}
     assert {row["hours"] for row in data["published"]} == {24.0}
     assert "published rows with the run's budget of 24 h per episode" in data["notes"][0]
-    assert "no competition of MLE-bench's Low/Medium/High splits" in data["notes"][1]
+    assert any("no competition of MLE-bench's Low/Medium/High splits" in n for n in data["notes"])
+    assert data["leaderboard"] == "507f92e"
     shown = " ".join(
         mle_gym(
             "report", str(partial_run), "--compare", "published", home=report_home
@@ -368,6 +369,13 @@ def test_compare_published_beside_the_run(partial_run: Path, report_home: Path) 
     )
     assert "this run beside MLE-bench's published rows" in shown
     assert "17.1 ± 0.6" in shown  # AIDE o1-preview on the leaderboard, All
+    assert "AIBuildAI" in shown and "additional submissions" in shown
+    assert "paused new leaderboard submissions on 2026-04-24" in shown
+    old = _report(partial_run, report_home, "--compare", "published", "--leaderboard", "783b15a")
+    assert {row["table"] for row in old["published"]["published"]} == {
+        "paper-table-2",
+        "leaderboard-783b15a",
+    }
 
 
 def test_cost_and_provenance_are_recorded_per_run_and_episode(

@@ -16,6 +16,7 @@ import pytest
 from mle_gym.analysis.aggregate import PAD_INCOMPLETE, aggregate
 from mle_gym.analysis.passk import best_of_k, parse_ks, pass_at_k, pass_table
 from mle_gym.analysis.published import compare_published, published_rows, task_differences
+from mle_gym.analysis.render import published_table
 from mle_gym.analysis.runs import Run
 from mle_gym.analysis.splits import split_members
 from mle_gym.batch.store import EpisodeRecord
@@ -152,18 +153,22 @@ def test_pass_table_per_competition_and_split_and_too_large_k() -> None:
 
 
 def test_published_rows_carry_the_shared_figures_with_source_and_date() -> None:
-    shared = require_shared("specs", "mlebench_published_results.csv")
-    with open(shared, newline="") as handle:
-        expected = list(csv.DictReader(handle))
+    """Every row of both shared leaderboard files (783b15a as history, 507f92e with its
+    section), the paper's rows once, in the shared files' order."""
+    expected = []
+    for name in ("mlebench_published_results.csv", "mlebench_published_results_507f92e.csv"):
+        with open(require_shared("specs", name), newline="") as handle:
+            expected += [{"section": "main", **r} for r in csv.DictReader(handle)]
     rows = published_rows()
     assert len(rows) == len(expected)
     for row, want in zip(rows, expected, strict=True):
-        assert (row.table, row.agent, row.llm, row.date, row.source) == (
+        assert (row.table, row.agent, row.llm, row.date, row.source, row.section) == (
             want["table"],
             want["agent"],
             want["llm"],
             want["date"],
             want["source"],
+            want["section"],
         )
         for name, column in (
             ("Low", "low"),
@@ -172,10 +177,37 @@ def test_published_rows_carry_the_shared_figures_with_source_and_date() -> None:
             ("All", "all"),
         ):
             assert row.any_medal[name] == (float(want[column]), float(want[f"{column}_sem"]))
+        assert row.hours == float(want["hours"])
+        assert row.test_feedback == (want["test_feedback"] == "yes")
         assert row.source.startswith("https://github.com/openai/mle-bench/blob/")
         assert len(row.date) == 10 and row.hours > 0
     aide = [r for r in rows if r.agent == "AIDE" and r.llm == "o1-preview"]
-    assert [r.any_medal["All"] for r in aide] == [(16.9, 1.1), (17.12, 0.61)]
+    assert [r.any_medal["All"] for r in aide] == [(16.9, 1.1), (17.12, 0.61), (17.12, 0.61)]
+
+
+def test_compare_published_follows_the_latest_leaderboard_with_additional_rows_apart() -> None:
+    run = _run({(LOW[0], 0): _report("gold")}, range(1), env_kwargs={"time_limit": 24 * 3600})
+    latest = compare_published(run, aggregate(run))
+    assert latest["leaderboard"] == "507f92e"
+    tables = {r["table"] for r in latest["published"]}
+    assert tables == {"paper-table-2", "leaderboard-507f92e"}
+    agents = {r["agent"] for r in latest["published"]}
+    assert {"Famou-Agent 2.0", "AIBuildAI", "CAIR MARS+", "CAIR MARS"} <= agents
+    assert not agents & {"Disarray", "LoongFlow"}
+    assert {r["agent"] for r in latest["additional"]} == {"Disarray", "LoongFlow"}
+    assert all(r["test_feedback"] for r in latest["additional"])
+    assert "test set" in latest["additional_note"]
+    assert any("paused new leaderboard submissions on 2026-04-24" in n for n in latest["notes"])
+    table, notes = published_table(latest)
+    shown = _rendered(table)
+    assert "additional submissions" in shown and "Disarray" in shown
+    assert latest["additional_note"] in notes
+    old = compare_published(run, aggregate(run), "783b15a")
+    assert {r["table"] for r in old["published"]} == {"paper-table-2", "leaderboard-783b15a"}
+    assert "Disarray" in {r["agent"] for r in old["published"]} and not old["additional"]
+    assert "AIBuildAI" not in {r["agent"] for r in old["published"]}
+    with pytest.raises(ValueError, match="choose one of 507f92e, 783b15a"):
+        compare_published(run, aggregate(run), "abc1234")
 
 
 def test_compare_published_filters_by_budget_and_flags_deliberate_differences() -> None:
@@ -194,7 +226,8 @@ def test_compare_published_filters_by_budget_and_flags_deliberate_differences() 
     assert any("2 of the split's 22 competitions" in note for note in data["notes"])
     odd = _run({(LOW[0], 0): _report("gold")}, range(1), env_kwargs={"time_limit": 3600})
     data = compare_published(odd, aggregate(odd))
-    assert len(data["published"]) == len(published_rows())
+    board = [r for r in published_rows() if r.table in ("paper-table-2", "leaderboard-507f92e")]
+    assert len(data["published"]) + len(data["additional"]) == len(board)
     assert "no published row has the run's budget of 1 h" in data["notes"][0]
 
 
@@ -217,3 +250,11 @@ def test_split_all_is_accepted_where_a_split_is(capsys: pytest.CaptureFixture) -
     for command in (["prepare"], ["run"], ["export", "harbor", "--out", "x"], ["report", "RUN"]):
         args = cli.build_parser().parse_args([*command, "--split", "all"])
         assert args.split == "all"
+
+
+def _rendered(table: object) -> str:
+    from rich.console import Console
+
+    console = Console(width=200, record=True)
+    console.print(table)
+    return console.export_text()

@@ -281,8 +281,19 @@ def _table(row_list: list[Row]) -> str:
 
 
 def _published_list(published: dict[str, Any]) -> str:
+    notes = "".join(f"<li>{html.escape(n)}</li>" for n in published["notes"])
+    page = f"<ul class=notes>{notes}</ul>{_published_rows(published['published'])}"
+    if published.get("additional"):
+        page += (
+            f"<h3>Additional submissions</h3><p>{html.escape(published['additional_note'])}</p>"
+            + _published_rows(published["additional"])
+        )
+    return page
+
+
+def _published_rows(rows: list[dict[str, Any]]) -> str:
     items = []
-    for row in published["published"]:
+    for row in rows:
         figures = ", ".join(
             f"{n} {row['any_medal'][n]['mean']:.1f} ± {row['any_medal'][n]['sem']:.1f}"
             for n in COLUMNS
@@ -295,8 +306,7 @@ def _published_list(published: dict[str, Any]) -> str:
             f"{row['hours']:g} h; {html.escape(row['table'])}, {html.escape(row['date'])}, "
             f'<a href="{html.escape(row["source"])}">source</a></li>'
         )
-    notes = "".join(f"<li>{html.escape(n)}</li>" for n in published["notes"])
-    return f"<ul class=notes>{notes}</ul><ul>{''.join(items)}</ul>"
+    return f"<ul>{''.join(items)}</ul>"
 
 
 STYLE = """

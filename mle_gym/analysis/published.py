@@ -1,9 +1,11 @@
 """MLE-bench's published figures, as data, and where mle_gym's task deliberately differs.
 
 published_results.csv holds the paper's Table 2 (any-medal %, mean ± SEM over seeds, per
-split) and MLE-bench's leaderboard as of its commit 783b15a, each row with its source URL and
-date, the time budget in hours, whether incomplete seeds were padded, and whether the agent
-saw test-set feedback. task_differences.csv lists the competitions whose public files differ
+split) and MLE-bench's leaderboard at two of its commits (783b15a, kept as history, and
+507f92e, the latest), each row with its source URL and date, the time budget in hours, whether
+incomplete seeds were padded, whether the agent saw test-set feedback, and its section: the
+main table, or the additional submissions that 507f92e sets apart for having seen test-set
+feedback. task_differences.csv lists the competitions whose public files differ
 from MLE-bench's on purpose (answer leaks fixed, files added; docs/fidelity.md has the full
 rows), so that a medal there is not compared blindly.
 """
@@ -18,6 +20,21 @@ from typing import Any
 HERE = Path(__file__).parent
 #: Our row name -> the published column prefix.
 COLUMNS = {"Low": "low", "Medium": "medium", "High": "high", "All": "all"}
+#: The leaderboard versions carried (MLE-bench's commit), newest first.
+LEADERBOARDS = ("507f92e", "783b15a")
+LATEST = LEADERBOARDS[0]
+PAPER = "paper-table-2"
+#: What MLE-bench says of its additional submissions, in our words.
+ADDITIONAL_NOTE = (
+    "additional submissions: MLE-bench lists these apart from its main table because the "
+    "agent saw signals derived from the test set during its rollouts"
+)
+#: Leaderboard version -> a note on its state when that version is shown.
+STATE_NOTES = {
+    "507f92e": "MLE-bench paused new leaderboard submissions on 2026-04-24 (commit 507f92e): "
+    "this is its last published board",
+    "783b15a": "leaderboard 783b15a is an older board kept as history; 507f92e is the latest",
+}
 
 
 @dataclass(frozen=True)
@@ -32,6 +49,7 @@ class PublishedRow:
     test_feedback: bool
     date: str
     source: str
+    section: str = "main"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -44,6 +62,7 @@ class PublishedRow:
             "test_feedback": self.test_feedback,
             "date": self.date,
             "source": self.source,
+            "section": self.section,
         }
 
 
@@ -62,9 +81,20 @@ def published_rows(path: Path = HERE / "published_results.csv") -> list[Publishe
                 test_feedback=r["test_feedback"] == "yes",
                 date=r["date"],
                 source=r["source"],
+                section=r["section"],
             )
             for r in csv.DictReader(handle)
         ]
+
+
+def board_rows(leaderboard: str = LATEST) -> list[PublishedRow]:
+    """The paper's rows and one leaderboard version's, as they are compared with a run."""
+    if leaderboard not in LEADERBOARDS:
+        raise ValueError(
+            f"no published leaderboard {leaderboard!r}: choose one of {', '.join(LEADERBOARDS)}"
+        )
+    wanted = {PAPER, f"leaderboard-{leaderboard}"}
+    return [r for r in published_rows() if r.table in wanted]
 
 
 def task_differences(path: Path = HERE / "task_differences.csv") -> dict[str, dict[str, str]]:
@@ -96,13 +126,14 @@ def comparable(rows: list[PublishedRow], hours: float | None) -> tuple[list[Publ
     return rows, "the run has no time limit: every published row shown, none directly comparable"
 
 
-def compare_published(run: Any, summary: Any) -> dict[str, Any]:
+def compare_published(run: Any, summary: Any, leaderboard: str = LATEST) -> dict[str, Any]:
     """The run's any-medal rate per MLE-bench row beside the published rows of its time
-    budget, with notes on what makes a row not comparable: part of a split only, padded
-    seeds, competitions whose task differs on purpose."""
+    budget (the paper's and one leaderboard version's; additional submissions apart), with
+    notes on what makes a row not comparable: part of a split only, padded seeds,
+    competitions whose task differs on purpose."""
     hours = run_hours(run)
-    rows, note = comparable(published_rows(), hours)
-    notes = [note]
+    rows, note = comparable(board_rows(leaderboard), hours)
+    notes = [note, STATE_NOTES[leaderboard]]
     ours = {}
     for row in summary.splits:
         if row.name not in COLUMNS:
@@ -130,7 +161,10 @@ def compare_published(run: Any, summary: Any) -> dict[str, Any]:
         "hours": hours,
         "rule": summary.rule,
         "run": ours,
-        "published": [r.to_dict() for r in rows],
+        "leaderboard": leaderboard,
+        "published": [r.to_dict() for r in rows if r.section == "main"],
+        "additional": [r.to_dict() for r in rows if r.section != "main"],
+        "additional_note": ADDITIONAL_NOTE,
         "task_differences": flagged,
         "notes": notes,
     }

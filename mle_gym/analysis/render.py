@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from mle_gym.analysis.aggregate import FIGURES, RULES, Estimate, Row, RunSummary
@@ -212,18 +213,29 @@ def published_table(data: dict) -> tuple[Table, list[str]]:
 
     hours = "—" if data["hours"] is None else f"{data['hours']:g}"
     table.add_row("this run", "", hours, *(cell(data["run"].get(n)) for n in names), style="bold")
-    table.add_section()
-    for row in data["published"]:
+
+    def add(row: dict) -> None:
         marks = ("" if not row["padded"] else " (padded)") + (
             "" if not row["test_feedback"] else " (test feedback)"
         )
         table.add_row(
-            f"{row['agent']} / {row['llm']}{marks}",
+            escape(f"{row['agent']} / {row['llm']}{marks}"),
             f"{row['table']}, {row['date']}",
             f"{row['hours']:g}",
             *(cell(row["any_medal"][n]) for n in names),
         )
-    return table, list(data["notes"])
+
+    table.add_section()
+    for row in data["published"]:
+        add(row)
+    notes = list(data["notes"])
+    if data.get("additional"):
+        table.add_section()
+        table.add_row("additional submissions", style="italic")
+        for row in data["additional"]:
+            add(row)
+        notes.append(data["additional_note"])
+    return table, notes
 
 
 def cost_table(summary: RunSummary) -> Table | None:

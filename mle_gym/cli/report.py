@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mle_gym.analysis.published import LATEST, LEADERBOARDS
 from mle_gym.cli.show import console, say
 
 #: `--split` of `report` -> the row it names.
@@ -53,6 +54,13 @@ def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
         "--compare",
         choices=("published",),
         help="the run's any-medal rates beside MLE-bench's published rows (same time budget)",
+    )
+    p.add_argument(
+        "--leaderboard",
+        choices=LEADERBOARDS,
+        default=LATEST,
+        help=f"with --compare published: which version of MLE-bench's leaderboard (its commit; "
+        f"default {LATEST}, the latest)",
     )
     p.add_argument(
         "--html",
@@ -233,7 +241,7 @@ def _extras(run: Any, summary: Any, args: argparse.Namespace) -> dict[str, Any]:
     if args.compare == "published":
         from mle_gym.analysis.published import compare_published
 
-        extras["published"] = compare_published(run, summary)
+        extras["published"] = compare_published(run, summary, args.leaderboard)
     return extras
 
 
@@ -282,7 +290,7 @@ def _write_html(
     from mle_gym.analysis.provenance import provenance_lines
     from mle_gym.analysis.published import compare_published
 
-    published = extras.get("published") or compare_published(run, summary)
+    published = extras.get("published") or compare_published(run, summary, args.leaderboard)
     times = time_points(args.times, run_budget(run.root))
     if args.at is not None:  # the run already stopped then
         times = [t for t in times if t <= args.at]
