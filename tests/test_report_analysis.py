@@ -250,6 +250,8 @@ def test_export_has_mlebench_fields_and_the_jsonl_route_grades_the_same(
         assert list(report) == list(MLEBENCH_FIELDS)
         for name, kind in MLEBENCH_FIELDS.items():
             assert isinstance(report[name], kind), name
+    claim = export.pop("disclosure")  # the leaderboard's statement, from integrity records
+    assert claim["ticked"] and claim["evidence"]["episodes"] == 6, claim
     assert {k: v for k, v in export.items() if k != "competition_reports"} == {
         "total_runs": 6,
         "total_runs_with_submissions": 6,

@@ -258,3 +258,55 @@ def _rendered(table: object) -> str:
     console = Console(width=200, record=True)
     console.print(table)
     return console.export_text()
+
+
+def _integrity(**fields: object) -> dict:
+    record = {"validations": 3, "grades_before_end": 0, "metric_runs_for_validity": 0}
+    return {"integrity": {**record, "network": False, **fields}}
+
+
+def test_disclosure_is_ticked_for_a_clean_run_and_not_for_a_grade_before_the_end() -> None:
+    from mle_gym.analysis.disclosure import disclosure, disclosure_lines
+
+    def record(seed: int, result: dict | None) -> EpisodeRecord:
+        return EpisodeRecord(LOW[0], seed, "done", 1, _report("gold"), result, None)
+
+    clean = disclosure([record(0, _integrity()), record(1, _integrity())])
+    assert clean["ticked"] and clean["reasons"] == []
+    assert clean["evidence"]["format_validations"] == 6
+    lines = disclosure_lines(clean)
+    assert lines[0] == (
+        "- [x] The scaffold/harness used in this leaderboard submission does not expose to the "
+        "agent signals derived from the held-out test set during rollouts."
+    )
+    assert "  Internet: off in every episode." in lines
+
+    dirty = disclosure([record(0, _integrity()), record(1, _integrity(grades_before_end=2))])
+    assert not dirty["ticked"]
+    assert dirty["reasons"] == [
+        f"1 episode(s) were graded before their end (a score could reach the agent): "
+        f"{LOW[0]}/seed-1"
+    ]
+    lines = disclosure_lines(dirty)
+    assert lines[0].startswith("- [ ] The scaffold/harness")
+    assert any(line.startswith("  Not ticked: 1 episode(s) were graded before") for line in lines)
+
+    checked = disclosure([record(0, _integrity(metric_runs_for_validity=27, validations=27))])
+    assert not checked["ticked"] and "running the metric" in checked["reasons"][0]
+    online = disclosure(
+        [
+            record(
+                0,
+                _integrity(
+                    network="proxy",
+                    network_use={"policy": "package-index", "requests": 4, "hosts": ["pypi.org"]},
+                ),
+            )
+        ]
+    )
+    assert online["ticked"]  # internet use is disclosed beside the statement, not hidden
+    assert any("Internet: on in 1 episode(s)" in line for line in disclosure_lines(online))
+    assert any("hosts reached: pypi.org" in line for line in disclosure_lines(online))
+    unrecorded = disclosure([record(0, None)])
+    assert not unrecorded["ticked"] and "no integrity record" in unrecorded["reasons"][0]
+    assert not disclosure([])["ticked"]

@@ -20,6 +20,7 @@ from typing import Any
 
 from mle_gym.analysis.aggregate import RunSummary, counted_seeds
 from mle_gym.analysis.runs import Run
+from mle_gym.batch.store import EpisodeRecord
 from mle_gym.competitions import get_competition
 from mle_gym.grading import grade
 from mle_gym.grading.bounded import grade_bounded
@@ -81,24 +82,34 @@ def run_report(reports: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def export_run(run: Run, summary: RunSummary, row_name: str = "overall") -> dict[str, Any]:
-    """The counted episodes of the summary's row `row_name`, seed by seed, in MLE-bench's
-    run-level format."""
+def counted_episodes(
+    run: Run, summary: RunSummary, row_name: str = "overall"
+) -> list[tuple[str, int, EpisodeRecord | None]]:
+    """(competition, seed, record or None) of the summary's row `row_name`, seed by seed:
+    the episodes a leaderboard entry of that row counts."""
     rows = {row.name: row for row in summary.splits}
     if row_name not in rows:
         raise ValueError(f"the run has no {row_name!r} row; it has {', '.join(rows)}")
     row = rows[row_name]
     assert row.account is not None
+    return [
+        (competition, seed, run.record(competition, seed))
+        for seed in counted_seeds(row.account)
+        for competition in sorted(row.competitions)
+    ]
+
+
+def export_run(run: Run, summary: RunSummary, row_name: str = "overall") -> dict[str, Any]:
+    """The counted episodes of the summary's row `row_name`, seed by seed, in MLE-bench's
+    run-level format."""
     reports = []
-    for seed in counted_seeds(row.account):
-        for competition in sorted(row.competitions):
-            record = run.record(competition, seed)
-            if record is not None and run.graded(record):
-                assert record.report is not None
-                reports.append(competition_report(record.report, _kept(run, competition, seed)))
-            else:  # padded: the episode failed, is running, or never ran
-                empty = grade(get_competition(competition), None, Path(), shown_path="")
-                reports.append(competition_report(empty.to_dict()))
+    for competition, seed, record in counted_episodes(run, summary, row_name):
+        if record is not None and run.graded(record):
+            assert record.report is not None
+            reports.append(competition_report(record.report, _kept(run, competition, seed)))
+        else:  # padded: the episode failed, is running, or never ran
+            empty = grade(get_competition(competition), None, Path(), shown_path="")
+            reports.append(competition_report(empty.to_dict()))
     return run_report(reports)
 
 

@@ -322,10 +322,19 @@ def _print_regrade(regraded: dict[str, Any]) -> None:
 
 
 def _print_mlebench(run: Any, summary: Any, split: str | None) -> int:
-    from mle_gym.analysis.mlebench_format import export_run
+    """MLE-bench's report on stdout, with the leaderboard's test-set disclosure (derived
+    from the counted episodes' integrity records) under `disclosure`; the disclosure as a
+    checkbox to paste on stderr."""
+    from mle_gym.analysis.disclosure import disclosure, disclosure_lines
+    from mle_gym.analysis.mlebench_format import counted_episodes, export_run
 
     row = ROW_OF_SPLIT.get(split, split) if split else "overall"
-    print(json.dumps(export_run(run, summary, row), indent=2))
+    counted = [
+        r for _c, _s, r in counted_episodes(run, summary, row) if r is not None and run.graded(r)
+    ]
+    claim = disclosure(counted)
+    print(json.dumps({**export_run(run, summary, row), "disclosure": claim}, indent=2))
+    print("\n".join(disclosure_lines(claim)), file=sys.stderr)
     return 0
 
 
