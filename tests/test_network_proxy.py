@@ -231,3 +231,21 @@ def test_the_competition_preset_denies_its_pages_and_notebooks(mle_home: Path) -
     assert not mine.judge("github.com", None).allowed
     with pytest.raises(PolicyError, match="MLE-bench"):
         egress_setup.policy_for("competition", "spaceship-titanic", mle_home / "missing")
+
+
+def test_the_command_line_asks_for_the_proxy() -> None:
+    from mle_gym.cli.app import build_parser
+    from mle_gym.cli.common import env_kwargs_from
+
+    parser = build_parser()
+    args = parser.parse_args(["run", COMPETITION, "--network-policy", "package-index"])
+    assert env_kwargs_from(args) == {
+        "backend": "local",
+        "network": "proxy",
+        "network_policy": "package-index",
+    }
+    assert env_kwargs_from(parser.parse_args(["run", COMPETITION, "--network", "on"]))["network"]
+    with pytest.raises(SystemExit, match="governs --network proxy"):
+        env_kwargs_from(
+            parser.parse_args(["run", COMPETITION, "--network", "on", "--network-policy", "open"])
+        )
