@@ -12,6 +12,7 @@
         <submission file>          the final submission, as graded
         snapshots/                 the submission each time it changed (ungraded copies)
         snapshots.json             those snapshots with their grades, made after the episode
+        network.jsonl              with network="proxy": every request the egress proxy saw
         code/, code.json           the kept /home/code: small files, and every file's size
                                    and sha256 (big ones listed, not copied)
         report.json                the grading report
