@@ -6,6 +6,7 @@ one `pip download` from the package index this machine reaches."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import gymnasium as gym
@@ -14,6 +15,7 @@ import pytest
 import mle_gym  # noqa: F401  (registers the envs)
 from mle_gym.envs import egress_setup
 from mle_gym.sandbox import routes
+from mle_gym.sandbox.base import ReadOnlyBind
 from mle_gym.sandbox.egress_policy import PolicyError, make_policy
 from tests.egress_support import GREETING, PACKAGE, ask, upstream
 
@@ -129,11 +131,26 @@ def test_the_proxy_is_the_only_way_out_and_logs_each_request(
             assert integrity["network_use"]["hosts"] == ["allowed.test"]
 
 
-PIP = "PIP_CONFIG_FILE=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1 python3 -m pip"
+#: This test's pip, shown to the sandbox (the offline docker image has none): pip is pure
+#: Python, and the host's runs with the sandbox's python3 of the same version.
+PIP_DIR = "/opt/test-pip"
+PIP = (
+    f"PYTHONPATH={PIP_DIR} PIP_CONFIG_FILE=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1 python3 -m pip"
+)
+
+
+@pytest.fixture
+def pip_bind(tmp_path: Path) -> ReadOnlyBind:
+    import pip
+
+    folder = tmp_path / "pip-for-the-sandbox"
+    folder.mkdir(mode=0o755)
+    shutil.copytree(Path(pip.__file__).parent, folder / "pip")
+    return ReadOnlyBind(folder, PIP_DIR)
 
 
 def test_package_index_preset_lets_pip_in_and_nothing_else(
-    backend: str, digits: Path, monkeypatch: pytest.MonkeyPatch
+    backend: str, digits: Path, monkeypatch: pytest.MonkeyPatch, pip_bind: ReadOnlyBind
 ) -> None:
     """pip installs from an index standing in for pypi.org (plain HTTP, on this machine);
     another host is refused; and pip downloads a small package from the real index this
@@ -151,6 +168,7 @@ def test_package_index_preset_lets_pip_in_and_nothing_else(
             network_policy="package-index",
         ) as env:
             env.reset(seed=0)
+            env.unwrapped.start([pip_bind])
             install = (
                 f"{PIP} install --no-cache-dir --target /tmp/pkgs --index-url "
                 f"http://pypi.org/simple --trusted-host pypi.org {PACKAGE} >/dev/null 2>&1; "
@@ -175,6 +193,7 @@ def test_package_index_preset_lets_pip_in_and_nothing_else(
             network_policy="package-index",
         ) as env:
             env.reset(seed=0)
+            env.unwrapped.start([pip_bind])
             observation, info = _run(
                 env,
                 f"{PIP} download --no-cache-dir --no-deps -d /tmp/dl six==1.16.0 2>&1 | tail -3; "
