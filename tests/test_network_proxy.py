@@ -13,6 +13,7 @@ import gymnasium as gym
 import pytest
 
 import mle_gym  # noqa: F401  (registers the envs)
+from mle_gym.batch.recorder import TrajectoryRecorder
 from mle_gym.envs import egress_setup
 from mle_gym.sandbox import routes
 from mle_gym.sandbox.base import ReadOnlyBind
@@ -82,7 +83,7 @@ def _lines(observation: str) -> dict[str, str]:
 
 
 def test_the_proxy_is_the_only_way_out_and_logs_each_request(
-    backend: str, digits: Path, monkeypatch: pytest.MonkeyPatch
+    backend: str, digits: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     with upstream() as port:
         monkeypatch.setattr(
@@ -124,7 +125,13 @@ def test_the_proxy_is_the_only_way_out_and_logs_each_request(
             assert ask(proxy.socket_path, b"GET http://allowed.test/ok HTTP/1.1\r\n\r\n") == b""
             assert proxy.strangers == 1
 
-            *_, info = env.step({"tool": "submit"})
+            # a batch's recorder keeps the log beside the trajectory when the episode ends
+            recorder = TrajectoryRecorder(env, tmp_path / "trajectory.jsonl")
+            *_, info = recorder.step({"tool": "submit"})
+            kept = [
+                json.loads(line) for line in (tmp_path / "network.jsonl").read_text().splitlines()
+            ]
+            assert kept == logged
             integrity = info["integrity"]
             assert integrity["network"] == "proxy"
             assert integrity["network_use"]["requests"] == 2
@@ -268,3 +275,27 @@ def test_the_command_line_asks_for_the_proxy() -> None:
         env_kwargs_from(
             parser.parse_args(["run", COMPETITION, "--network", "on", "--network-policy", "open"])
         )
+
+
+def test_a_harness_episode_reaches_the_web_through_the_proxy(
+    digits: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The harness's model route and the egress proxy side by side: the model relay stays
+    direct (NO_PROXY), the web goes through the proxy."""
+    from mle_gym.harness.run import run_harness
+    from tests.conftest import require_bwrap
+    from tests.llm_server import ScriptedLLMServer
+
+    require_bwrap()
+    fetch = "import urllib.request; print(urllib.request.urlopen('http://allowed.test/h').read())"
+    with upstream() as port, ScriptedLLMServer([]) as server:
+        monkeypatch.setattr(egress_setup, "test_upstreams", {"allowed.test": ("127.0.0.1", port)})
+        result = run_harness(
+            COMPETITION,
+            f'python3 -c "{fetch}"',
+            server.url,
+            network="proxy",
+            network_policy={"allow": ["allowed.test"]},
+            run_dir=tmp_path,
+        )
+    assert "HELLO /h" in result.output_path.read_text()
