@@ -95,7 +95,7 @@ def test_the_proxy_is_the_only_way_out_and_logs_each_request(
         with gym.make(
             f"mle/{COMPETITION}-v0", backend=backend, network="proxy", network_policy=policy
         ) as env:
-            env.reset(seed=0)
+            _, before = env.reset(seed=0)
             probes = PROBES.replace("__UPSTREAM__", str(port)).replace(
                 "__HOST__", repr(_host_address())
             )
@@ -111,6 +111,7 @@ def test_the_proxy_is_the_only_way_out_and_logs_each_request(
             assert network["mode"] == "proxy" and network["policy"] == "custom"
             assert (network["requests"], network["denied"]) == (2, 1)
             assert network["hosts"] == ["allowed.test"]
+            assert set(before["network"]) == set(network) and before["network"]["requests"] == 0
             logged = [json.loads(line) for line in Path(network["log"]).read_text().splitlines()]
             assert [(e["method"], e["host"], e["verdict"]) for e in logged] == [
                 ("GET", "allowed.test", "allowed"),

@@ -28,7 +28,12 @@ from mle_gym.competitions import get_competition
 from mle_gym.data.cache import CompetitionDirs, NotPrepared
 from mle_gym.data.prepare import prepare
 from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
-from mle_gym.envs.egress_setup import NETWORK_LOG, EgressSetup, policy_for
+from mle_gym.envs.egress_setup import (
+    NETWORK_LOG,
+    EgressSetup,
+    not_started_summary,
+    policy_for,
+)
 from mle_gym.envs.info_values import optional, optional_numbers
 from mle_gym.envs.integrity import IntegrityLog
 from mle_gym.envs.kept_code import CodeBounds, keep_code
@@ -628,7 +633,7 @@ class CompetitionEnv(gym.Env):
             return {"mode": "open" if self.network else "off"}
         if self._egress is not None:
             return self._egress.summary()
-        return {"mode": "proxy", "policy": self.network_policy.name, "requests": 0}
+        return not_started_summary(self.network_policy)
 
 
 def _snapshot_bounds(snapshots: bool | dict[str, int]) -> dict[str, int] | None:

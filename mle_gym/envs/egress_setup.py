@@ -91,6 +91,21 @@ def proxy_variables(port: int, ca_bundle: str | None) -> dict[str, str]:
     return variables
 
 
+def not_started_summary(policy: EgressPolicy) -> dict[str, Any]:
+    """`info["network"]` before the sandbox (and its proxy) starts: the same keys, nothing
+    reached yet, no log."""
+    figures = ("requests", "denied", "distinct_hosts", "bytes_sent", "bytes_received")
+    return {
+        "mode": "proxy",
+        "policy": policy.name,
+        **dict.fromkeys(figures, 0),
+        "hosts": [],
+        "refused_connections": 0,
+        "log": None,
+        "log_lines_dropped": 0,
+    }
+
+
 class EgressSetup:
     """The proxy and its directory for one episode; `close()` removes both (the log stays)."""
 
