@@ -48,6 +48,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             kind = "text/html"
         elif self.path == f"/packages/{name}":
             body, kind = data, "application/octet-stream"
+        elif self.path == "/host":
+            body, kind = f"HOST {self.headers.get_all('Host')}".encode(), "text/plain"
         else:
             body, kind = f"HELLO {self.path}".encode(), "text/plain"
         self.send_response(200)

@@ -124,3 +124,17 @@ def test_the_log_is_bounded_and_every_request_still_counts(proxy_factory) -> Non
     assert log.stat().st_size <= 2000 + len('{"log_full": true}\n')
     assert json.loads(log.read_text().splitlines()[-1]) == {"log_full": True}
     assert summary["log_lines_dropped"] > 0
+
+
+def test_the_host_header_is_the_judged_one(proxy_factory) -> None:
+    """A plain-HTTP request to an allowed host cannot name another site on the same address
+    in its Host header: the proxy sends the URL's host, once."""
+    with upstream() as port:
+        proxy = proxy_factory(
+            {"allow": ["up.test"]}, test_upstreams={"up.test": ("127.0.0.1", port)}
+        )
+        answer = ask(
+            proxy.socket_path,
+            b"GET http://up.test/host HTTP/1.1\r\nHost: denied.test\r\nHost: x.test\r\n\r\n",
+        )
+        assert answer.endswith(b"HOST ['up.test']"), answer

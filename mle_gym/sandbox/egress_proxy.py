@@ -386,11 +386,13 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             upstream.settimeout(proxy.idle_timeout)
             target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-            head = [f"{method} {target} HTTP/1.1"]
+            # the Host header is the judged URL's: a client's own could name a denied site
+            # served from the same address
+            head = [f"{method} {target} HTTP/1.1", f"Host: {parts.netloc}"]
             head += [
                 f"{name}: {value}"
                 for name, value in self.headers.items()
-                if name.lower() not in _HOP_HEADERS
+                if name.lower() not in _HOP_HEADERS and name.lower() != "host"
             ]
             head.append("Connection: close")
             data = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1")
