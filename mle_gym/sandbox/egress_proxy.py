@@ -45,6 +45,8 @@ CONNECT_TIMEOUT = 15.0
 #: Distinct hosts listed by `summary` (all are counted).
 MAX_LISTED_HOSTS = 200
 _CHUNK = 1 << 16
+#: How long `close` waits for cut connections to log themselves.
+_CLOSE_WAIT = 2.0
 #: Request headers that concern the hop to the proxy, not the server.
 _HOP_HEADERS = frozenset(
     {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "upgrade"}
@@ -173,7 +175,8 @@ class EgressProxy:
         self._server.serve_in_background("mle-gym-egress-proxy")
 
     def close(self) -> None:
-        """Stop answering and cut open tunnels; the log keeps what ended."""
+        """Stop answering and cut open connections, giving their lines a moment to be
+        written (`_CLOSE_WAIT`)."""
         if self._server is not None:
             self._server.stop()
             self._server = None
@@ -183,6 +186,9 @@ class EgressProxy:
                     sock.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
+        deadline = time.monotonic() + _CLOSE_WAIT
+        while self._open and time.monotonic() < deadline:
+            time.sleep(0.02)
         self.socket_path.unlink(missing_ok=True)
 
     def close_log(self) -> None:
@@ -352,10 +358,10 @@ class _Handler(BaseHTTPRequestHandler):
             entry.setdefault("verdict", "allowed")
             entry["error"] = f"{type(exc).__name__}: {exc}"[:200]
         finally:
-            proxy.track(upstream, False)
             upstream.close()
             entry["bytes_sent"], entry["bytes_received"] = counted
             self._finish(entry, clock, None)
+            proxy.track(upstream, False)
 
     def _plain(self) -> None:
         proxy, clock, method = self.server.proxy, time.monotonic(), self.command
@@ -419,10 +425,10 @@ class _Handler(BaseHTTPRequestHandler):
             entry["verdict"] = "allowed"
             entry["error"] = f"{type(exc).__name__}: {exc}"[:200]
         finally:
-            proxy.track(upstream, False)
             upstream.close()
             entry["bytes_sent"], entry["bytes_received"] = counted
             self._finish(entry, clock, None)
+            proxy.track(upstream, False)
 
     def _body_length(self) -> int:
         """The request body's length, refused before any of it is read when too large or
