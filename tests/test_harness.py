@@ -358,7 +358,7 @@ def test_kill_processes_ends_escaped_processes_too(backend: str, tmp_path: Path)
 
 
 def test_refusals_are_clear(digits: Path, tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="one route"):
+    with pytest.raises(ValueError, match="network=True is refused"):
         run_harness(COMPETITION, "true", "http://127.0.0.1:1/v1", network=True, run_dir=tmp_path)
     with pytest.raises(ValueError, match="not a directory"):
         run_harness(

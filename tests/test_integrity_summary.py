@@ -16,6 +16,8 @@ def _record(seed: int, integrity: dict | None, state: str = "done") -> EpisodeRe
 
 
 def test_the_summary_counts_what_each_record_says() -> None:
+    use = {"policy": "package-index", "requests": 3, "denied": 1, "distinct_hosts": 1,
+           "hosts": ["pypi.org"]}  # fmt: skip
     clean = {
         "validations": 2,
         "score_exposed_during_episode": False,
@@ -31,18 +33,25 @@ def test_the_summary_counts_what_each_record_says() -> None:
                     "last_submission_write_step": None, "task_variant": "lite-hints"}),
         _record(3, None),
         _record(4, clean, state="failed"),
+        _record(5, {**clean, "network": "proxy", "network_use": use}),
     ])  # fmt: skip
     assert summary == {
-        "episodes": 4,
+        "episodes": 5,
         "without_record": 1,
         "score_exposed": ["sklearn-digits/seed-2"],
-        "validations": {"total": 11, "mean": 11 / 3, "max": 7},
-        "network": 1,
+        "validations": {"total": 13, "mean": 13 / 4, "max": 7},
+        "network": 2,
+        "network_use": {"sklearn-digits/seed-5": use},
         "hit_limit": ["sklearn-digits/seed-1"],
         "last_write_step": {"min": 5, "max": 5},
         "no_submission_written": 1,
-        "task_variants": {"default": 2, "lite-hints": 1},
+        "task_variants": {"default": 3, "lite-hints": 1},
     }
+    lines = "\n".join(integrity_lines({**summary, "task_differences": {}, "audits": {}}))
+    assert (
+        "internet through the proxy (package-index): sklearn-digits/seed-5: 3 request(s), "
+        "1 refused, 1 host(s) reached: pypi.org"
+    ) in lines
 
 
 def _episode(root: Path, competition: str, seed: int, integrity: dict) -> None:

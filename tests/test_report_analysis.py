@@ -414,6 +414,7 @@ def test_cost_and_provenance_are_recorded_per_run_and_episode(
         "max_steps": 1000,
         "step_timeout": 3600.0,
         "network": False,
+        "network_policy": None,
         "reward_mode": "normalized",
     }
     assert last["policy"] == {"name": "scripted", "model": None, "endpoint_host": None}
@@ -640,6 +641,7 @@ def test_report_summarises_integrity_task_differences_and_audits(
         "score_exposed": [],
         "validations": {"total": 7, "mean": 1.0, "max": 1},
         "network": 0,
+        "network_use": {},
         "hit_limit": [],
         "last_write_step": {"min": 3, "max": 3},
         "no_submission_written": 0,

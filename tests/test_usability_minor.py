@@ -42,7 +42,9 @@ def test_the_grader_is_imported_before_the_budget_starts(digits_home: Path) -> N
     [
         ({"sandbox_options": "memory=4g"}, "sandbox_options must be a dict"),
         ({"max_steps": 2.5}, "max_steps must be a whole number"),
-        ({"network": "yes"}, "network must be True or False"),
+        ({"network": "yes"}, "network must be False, True or 'proxy'"),
+        ({"network_policy": "package-index"}, "network_policy governs network='proxy'"),
+        ({"network": "proxy", "network_policy": "nope"}, "unknown network policy 'nope'"),
     ],
 )
 def test_bad_env_arguments_are_refused_clearly(

@@ -1,6 +1,7 @@
 """A run's integrity records (result.json's `integrity`, one per episode) summed up, so a
 report can say at a glance whether any score was exposed during an episode, how much the
-agents validated, which ran with the network, and which hit a sandbox limit."""
+agents validated, which ran with the network (and, through the egress proxy, where it went),
+and which hit a sandbox limit."""
 
 from __future__ import annotations
 
@@ -40,6 +41,11 @@ def integrity_summary(records: Iterable[EpisodeRecord]) -> dict[str, Any]:
             "max": max(validations, default=None),
         },
         "network": sum(bool(i.get("network")) for _, i in kept),
+        "network_use": {
+            f"{r.competition_id}/seed-{r.seed}": i["network_use"]
+            for r, i in kept
+            if i.get("network_use")
+        },
         "hit_limit": [f"{r.competition_id}/seed-{r.seed}" for r, i in kept if i.get("hit_limit")],
         "last_write_step": {"min": min(writes, default=None), "max": max(writes, default=None)},
         "no_submission_written": sum(i.get("last_submission_write_step") is None for _, i in kept),
@@ -77,6 +83,14 @@ def integrity_lines(data: dict[str, Any]) -> list[str]:
         + f", never in {data['no_submission_written']}; sandbox limit hit: "
         + (", ".join(data["hit_limit"]) or "none"),
     ]
+    for episode, use in data.get("network_use", {}).items():
+        hosts = use.get("hosts") or []
+        lines.append(
+            f"internet through the proxy ({use.get('policy')}): {episode}: "
+            f"{use.get('requests', 0)} request(s), {use.get('denied', 0)} refused, "
+            f"{use.get('distinct_hosts', len(hosts))} host(s) reached"
+            + (f": {', '.join(hosts[:10])}" + (", ..." if len(hosts) > 10 else "") if hosts else "")
+        )
     for competition, why in data.get("task_differences", {}).items():
         lines.append(
             f"task differs from MLE-bench: {competition}: {why['kind']}: {why['difference']}"

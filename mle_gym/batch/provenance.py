@@ -29,7 +29,15 @@ from mle_gym.sandbox.nvidia_devices import listed_gpus
 #: The libraries a grade depends on, whose versions are recorded.
 LIBRARIES = ("pandas", "numpy", "scikit-learn", "pyarrow", "scipy", "gymnasium")
 #: Env settings recorded as the run's budgets and isolation.
-ENV_SETTINGS = ("backend", "time_limit", "max_steps", "step_timeout", "network", "reward_mode")
+ENV_SETTINGS = (
+    "backend",
+    "time_limit",
+    "max_steps",
+    "step_timeout",
+    "network",
+    "network_policy",
+    "reward_mode",
+)
 
 
 def _version(name: str) -> str | None:

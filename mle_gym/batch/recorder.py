@@ -10,7 +10,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from mle_gym.batch.store import CODE_DIR, SNAPSHOTS_DIR
+from mle_gym.batch.store import CODE_DIR, NETWORK_LOG, SNAPSHOTS_DIR
 from mle_gym.evaluation import SNAPSHOT_INDEX
 
 
@@ -71,6 +71,7 @@ class TrajectoryRecorder(gym.Wrapper):
             self.kept_submission = self._keep_submission(info)
             self.kept_snapshots = self._keep_snapshots(info)
             self.kept_code = self._keep_code()
+            self._keep_network_log(info)
         return observation, reward, terminated, truncated, info
 
     def record_error(self, error: str) -> None:
@@ -98,6 +99,13 @@ class TrajectoryRecorder(gym.Wrapper):
         dest = self.path.parent / Path(graded).name
         shutil.copyfile(graded, dest)
         return dest
+
+    def _keep_network_log(self, info: dict[str, Any]) -> None:
+        """Through the egress proxy (network="proxy"): its log of every request, in
+        network.jsonl beside the trajectory."""
+        log = (info.get("network") or {}).get("log")
+        if log and Path(log).is_file():
+            shutil.copyfile(log, self.path.parent / NETWORK_LOG)
 
     def _keep_code(self) -> dict[str, Any] | None:
         """The episode's /home/code, bounded, in `code/` (index: code.json)."""

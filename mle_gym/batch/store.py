@@ -12,6 +12,7 @@
         <submission file>          the final submission, as graded
         snapshots/                 the submission each time it changed (ungraded copies)
         snapshots.json             those snapshots with their grades, made after the episode
+        network.jsonl              with network="proxy": every request the egress proxy saw
         code/, code.json           the kept /home/code: small files, and every file's size
                                    and sha256 (big ones listed, not copied)
         report.json                the grading report
@@ -46,6 +47,8 @@ STATUS_FILE = "status.json"
 TASK_FILE = "task.json"
 TRAJECTORY_FILE = "trajectory.jsonl"
 SNAPSHOTS_DIR = "snapshots"
+#: The egress proxy's log of the episode's requests (network="proxy" only).
+NETWORK_LOG = "network.jsonl"
 CODE_DIR = "code"
 GRADED_SNAPSHOTS_FILE = "snapshots.json"
 REPORT_FILE = "report.json"

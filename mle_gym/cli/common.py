@@ -136,6 +136,19 @@ def add_env_options(parser: argparse.ArgumentParser) -> None:
         help="your clone of github.com/openai/mle-bench, for --task mlebench "
         "(default: $MLE_GYM_MLEBENCH_DIR, else an installed mlebench package)",
     )
+    group.add_argument(
+        "--network",
+        choices=("off", "on", "proxy"),
+        help="off: none (default); on: open outbound; proxy: only through the episode's "
+        "logging HTTP(S) proxy, judged by --network-policy (see docs/security.md)",
+    )
+    group.add_argument(
+        "--network-policy",
+        dest="network_policy",
+        metavar="NAME|FILE",
+        help="for --network proxy (which it implies): a preset (package-index, competition, "
+        'open) or a JSON file {"preset": ..., "allow": [...], "deny": [...]} (default: open)',
+    )
 
 
 def add_split(parser: argparse.ArgumentParser | Any, what: str) -> None:
@@ -147,6 +160,16 @@ def env_kwargs_from(args: argparse.Namespace) -> dict[str, Any]:
     for name in ("time_limit", "max_steps", "step_timeout", "reward_mode", "task", "mlebench_dir"):
         if getattr(args, name, None) is not None:
             kwargs[name] = getattr(args, name)
+    network = getattr(args, "network", None)
+    policy = getattr(args, "network_policy", None)
+    if policy is not None and network not in (None, "proxy"):
+        raise SystemExit(f"--network-policy governs --network proxy, not --network {network}")
+    if network == "on":
+        kwargs["network"] = True
+    elif network == "proxy" or policy is not None:
+        kwargs["network"] = "proxy"
+        if policy is not None:
+            kwargs["network_policy"] = policy
     return kwargs
 
 

@@ -28,6 +28,12 @@ from mle_gym.competitions import get_competition
 from mle_gym.data.cache import CompetitionDirs, NotPrepared
 from mle_gym.data.prepare import prepare
 from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
+from mle_gym.envs.egress_setup import (
+    NETWORK_LOG,
+    EgressSetup,
+    not_started_summary,
+    policy_for,
+)
 from mle_gym.envs.info_values import optional, optional_numbers
 from mle_gym.envs.integrity import IntegrityLog
 from mle_gym.envs.kept_code import CodeBounds, keep_code
@@ -49,6 +55,7 @@ from mle_gym.grading.report import GradeReport
 from mle_gym.grading.rewards import REWARD_MODES
 from mle_gym.grading.submission_cap import submission_cap
 from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxError, SandboxLost, SandboxSpec
+from mle_gym.sandbox.egress_policy import EgressPolicy
 from mle_gym.sandbox.factory import BACKENDS, check_options, make_sandbox
 from mle_gym.sandbox.host_limits import MIB, concurrency, episode_limits
 from mle_gym.sandbox.scratch import discard, owned_dir
@@ -73,7 +80,8 @@ class CompetitionEnv(gym.Env):
         step_timeout: float = 3600.0,
         max_output_chars: int = 20_000,
         reward_mode: str = "normalized",
-        network: bool = False,
+        network: bool | str = False,
+        network_policy: str | dict[str, Any] | None = None,
         sandbox_options: dict[str, Any] | None = None,
         render_mode: str | None = None,
         observation_format: str = "text",
@@ -107,8 +115,10 @@ class CompetitionEnv(gym.Env):
                 raise ValueError(f"{name} must be positive, got {value}")
         if isinstance(max_steps, bool) or not isinstance(max_steps, numbers.Integral):
             raise TypeError(f"max_steps must be a whole number, got {max_steps!r}")
-        if not isinstance(network, bool):
-            raise TypeError(f"network must be True or False, got {network!r}")
+        if not isinstance(network, bool) and network != "proxy":
+            raise TypeError(f"network must be False, True or 'proxy', got {network!r}")
+        if network_policy is not None and network != "proxy":
+            raise ValueError("network_policy governs network='proxy'; pass both")
         if sandbox_options is not None and not isinstance(sandbox_options, dict):
             raise TypeError(
                 "sandbox_options must be a dict of options, e.g. {'memory': '4g'}, got "
@@ -125,6 +135,11 @@ class CompetitionEnv(gym.Env):
             self.mlebench = MLEBenchTask.load(
                 root, self.competition.id, obfuscated=task == "mlebench-obfuscated"
             )
+        #: network="proxy": what the episode's egress proxy judges by (read now: a bad
+        #: policy fails at gym.make, not at the first step).
+        self.network_policy: EgressPolicy | None = None
+        if network == "proxy":
+            self.network_policy = policy_for(network_policy, self.competition.id, mlebench_dir)
         self.dirs = _ensure_prepared(self.competition.id)
         self.backend = backend
         self.time_limit = float(time_limit)
@@ -153,12 +168,13 @@ class CompetitionEnv(gym.Env):
         self.sandbox: Sandbox = make_sandbox(self.backend, **self._sandbox_options)
         self._pending: SandboxSpec | None = None
         self._mlebench_setup: MLEBenchSetup | None = None
+        self._egress: EgressSetup | None = None
         #: The Python and library versions the agent's code runs with (tools/runtime.py).
         self._runtime: dict[str, str] = {}
         self._host_dir: Path | None = None
         self._snapshots: SnapshotKeeper | None = None
         self._cap: int | None = None
-        self._integrity = IntegrityLog(network=bool(network))
+        self._integrity = IntegrityLog(network=network)
         self._ending = False
         self._steps = 0
         self._started: float | None = None
@@ -185,12 +201,12 @@ class CompetitionEnv(gym.Env):
                 "MLE_GYM_COMPETITION": self.competition.id,
                 **(self.mlebench_variables() if self.mlebench else {}),
             },
-            network=self.network,
+            network=self.network is True,
         )
         self._steps = 0
         self._started = None
         self._done = False
-        self._integrity = IntegrityLog(network=bool(self.network))
+        self._integrity = IntegrityLog(network=self.network)
         self._ending = False
         task, manual = self._task(), self._manual()
         self._last_observation = f"{task}\n{manual}"
@@ -208,6 +224,13 @@ class CompetitionEnv(gym.Env):
             spec = replace(spec, binds=(*spec.binds, *binds))
         self._host_dir = owned_dir("host")
         warm_up()  # the grader's imports, before the clock: not the agent's time
+        if self.network_policy is not None:
+            self._egress = EgressSetup(self.network_policy, self._host_dir / NETWORK_LOG)
+            spec = replace(
+                spec,
+                binds=(*spec.binds, self._egress.start()),
+                env={**spec.env, **self._egress.variables()},
+            )
         if self.mlebench is not None:
             self._mlebench_setup = MLEBenchSetup(
                 self.mlebench, {"check_file": self.check_file, "max_bytes": self._submission_cap()}
@@ -223,6 +246,8 @@ class CompetitionEnv(gym.Env):
         self._runtime = runtime_versions(self.sandbox)
         if self._mlebench_setup is not None:
             self._mlebench_setup.connect(self.sandbox)
+        if self._egress is not None:
+            self._egress.connect(self.sandbox)
         self._started = time.monotonic()
 
     @property
@@ -277,6 +302,8 @@ class CompetitionEnv(gym.Env):
                 observation = describe_result(result)
                 if result.shell_restarted and self._mlebench_setup is not None:
                     observation += self._mlebench_setup.reconnect(self.sandbox)
+                if result.shell_restarted and self._egress is not None:
+                    observation += self._egress.reconnect(self.sandbox)
             elif call.tool == "view":
                 observation = editor.view(
                     self.sandbox, **call.args, max_chars=self.max_output_chars
@@ -311,7 +338,9 @@ class CompetitionEnv(gym.Env):
                 # ungraded copies, on the host until the next reset() or close():
                 # mle_gym.evaluate_snapshots grades them
                 info["snapshots"] = self._snapshots.to_dict()
-            info["integrity"] = self._integrity.record(info.get("snapshots"))
+            info["integrity"] = self._integrity.record(
+                info.get("snapshots"), info["network"] if self._egress is not None else None
+            )
             if truncated:
                 observation += (
                     "\n[The episode's budget is spent; the current submission was graded.]"
@@ -396,6 +425,9 @@ class CompetitionEnv(gym.Env):
         if self._mlebench_setup is not None:
             attempt("closing MLE-bench's endpoint", self._mlebench_setup.close)
             self._mlebench_setup = None
+        if self._egress is not None:
+            attempt("closing the network proxy", self._egress.close)
+            self._egress = None
         if self._host_dir is not None:
             discard(self._host_dir)
             self._host_dir = None
@@ -445,9 +477,18 @@ class CompetitionEnv(gym.Env):
         budget = (
             f"## Budget\nAt most {self.max_steps} steps and {self.time_limit:,.0f} seconds; each "
             f"command may run for at most {per_command:,.0f} seconds. "
-            f"{'The network is available.' if self.network else 'There is no network access.'}\n"
+            f"{self._network_note()}\n"
         )
         return f"{tools}\n{budget}"
+
+    def _network_note(self) -> str:
+        if self.network_policy is not None:
+            return (
+                "The network is reachable through an HTTP(S) proxy only ($HTTPS_PROXY, already "
+                f"set), under the policy {self.network_policy.name!r}; every request is logged "
+                "and a refused one gets a 403 naming the rule."
+            )
+        return "The network is available." if self.network else "There is no network access."
 
     def _observe(self, text: str, tool: str, call_id: str | None) -> str | dict[str, str]:
         self._last_observation = text
@@ -575,6 +616,7 @@ class CompetitionEnv(gym.Env):
         info["sandbox"] = optional_numbers(
             {**self.sandbox.describe(), "started": self.started, "runtime": dict(self._runtime)}
         )
+        info["network"] = self._network_info()
         p = self.sandbox.paths
         info["paths"] = {
             "data": p.data,
@@ -584,6 +626,14 @@ class CompetitionEnv(gym.Env):
             "logs": p.logs,
         }
         return info
+
+    def _network_info(self) -> dict[str, Any]:
+        """The network mode and, through the proxy, what the episode reached so far."""
+        if self.network_policy is None:
+            return {"mode": "open" if self.network else "off"}
+        if self._egress is not None:
+            return self._egress.summary()
+        return not_started_summary(self.network_policy)
 
 
 def _snapshot_bounds(snapshots: bool | dict[str, int]) -> dict[str, int] | None:

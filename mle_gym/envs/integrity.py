@@ -17,7 +17,7 @@ MAX_NOTES = 20
 
 @dataclass
 class IntegrityLog:
-    network: bool
+    network: bool | str
     validations: int = 0
     #: Grades (metric runs) made before the episode's final grade: 0 unless something
     #: graded mid-episode, which would let a score reach the agent or its policy.
@@ -31,8 +31,11 @@ class IntegrityLog:
             if note not in self.limit_notes and len(self.limit_notes) < MAX_NOTES:
                 self.limit_notes.append(note)
 
-    def record(self, snapshots: dict[str, Any] | None) -> dict[str, Any]:
-        """The record for the final `info`; `snapshots` is the final snapshot index."""
+    def record(
+        self, snapshots: dict[str, Any] | None, egress: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """The record for the final `info`; `snapshots` is the final snapshot index, and
+        `egress` the proxy's summary where the network went through one."""
         kept = (snapshots or {}).get("kept") or []
         return {
             "validations": self.validations,
@@ -45,4 +48,11 @@ class IntegrityLog:
             "hit_limit": bool(self.step_timeouts or self.limit_notes),
             "step_timeouts": self.step_timeouts,
             "limit_notes": list(self.limit_notes),
+            **({"network_use": _network_use(egress)} if egress is not None else {}),
         }
+
+
+def _network_use(egress: dict[str, Any]) -> dict[str, Any]:
+    """The proxy's figures an integrity record discloses (the log stays where it is)."""
+    keys = ("policy", "requests", "denied", "distinct_hosts", "hosts", "bytes_received")
+    return {key: egress[key] for key in keys if key in egress}

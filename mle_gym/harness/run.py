@@ -177,9 +177,10 @@ def run_harness(
     from mle_gym.sandbox.base import ReadOnlyBind
     from mle_gym.sandbox.scratch import owned_dir
 
-    if env_kwargs.get("network"):
+    if env_kwargs.get("network") is True:
         raise ValueError(
-            "a harness episode has one route, the model proxy: network=True is refused"
+            "a harness episode reaches the network through proxies only: network=True is "
+            "refused (network='proxy' adds the logging egress proxy beside the model's)"
         )
     if harness_dir is not None and not Path(harness_dir).is_dir():
         raise ValueError(f"harness_dir is not a directory: {harness_dir}")

@@ -28,6 +28,7 @@ MAKE_OPTIONS = (
     "max_output_chars",
     "reward_mode",
     "network",
+    "network_policy",
     "sandbox_options",
     "concurrent_episodes",
 )

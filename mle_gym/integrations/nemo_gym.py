@@ -71,13 +71,15 @@ class MleGymResourcesServerConfig(BaseResourcesServerConfig):
     step_timeout: float | None = None
     max_output_chars: int | None = None
     reward_mode: str | None = None
-    network: bool | None = None
+    network: bool | str | None = None
+    network_policy: str | dict[str, Any] | None = None
     sandbox_options: dict[str, Any] | None = None
     concurrent_episodes: int | None = None
 
     def make_options(self) -> dict[str, Any]:
         names = ("backend", "max_steps", "time_limit", "step_timeout", "max_output_chars")
-        names += ("reward_mode", "network", "sandbox_options", "concurrent_episodes")
+        names += ("reward_mode", "network", "network_policy", "sandbox_options")
+        names += ("concurrent_episodes",)
         return {k: getattr(self, k) for k in names if getattr(self, k) is not None}
 
 
