@@ -286,3 +286,31 @@ def test_too_small_an_input_bound_is_a_clear_error(tmp_path: Path, mle_home: Pat
     )
     assert code == 2 and sent == []
     assert "--max-input-chars 3,000 leaves" in data["episodes"][0]["error"]
+
+
+def test_the_judge_reads_where_the_episode_went_through_the_egress_proxy(
+    tmp_path: Path, mle_home: Path
+) -> None:
+    """With network="proxy", the batch keeps the proxy's log as network.jsonl: each request
+    reaches the judge as a record inside the fence (a solution page fetched is evidence)."""
+    run = tmp_path / "run"
+    directory = _episode(run, 0, [("pip install lightgbm", "ok")], {})
+    log = [
+        {"time": 1.0, "method": "CONNECT", "host": "pypi.org", "port": 443, "sni": "pypi.org",
+         "verdict": "allowed", "bytes_up": 900, "bytes_down": 4000},
+        {"time": 2.0, "method": "GET", "host": "solutions.example", "port": 80,
+         "url": "http://solutions.example/spaceship-titanic/1st-place.py", "status": 200,
+         "verdict": "allowed"},
+        {"log_full": True},
+    ]  # fmt: skip
+    (directory / "network.jsonl").write_text("".join(json.dumps(e) + "\n" for e in log))
+    code, _data, sent = _run_judge(run, lambda _r: Reply(content=_verdict()))
+    assert code == 0
+    system, user = sent[0]
+    assert "network_request" in system
+    outside, inside = _fenced(system, user)
+    requests = [r["network_request"] for r in map(json.loads, inside) if "network_request" in r]
+    assert [r["host"] for r in requests] == ["pypi.org", "solutions.example"]
+    assert requests[1]["url"] == "http://solutions.example/spaceship-titanic/1st-place.py"
+    assert "bytes_up" not in requests[0]
+    assert "solutions.example" not in outside

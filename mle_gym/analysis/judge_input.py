@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.analysis.plagiarism import notebook_code
-from mle_gym.batch.store import CODE_DIR, TRAJECTORY_FILE, read_json
+from mle_gym.batch.store import CODE_DIR, NETWORK_LOG, TRAJECTORY_FILE, read_json
 from mle_gym.competitions import UnknownCompetition, get_competition
 from mle_gym.data import CompetitionDirs
 
@@ -30,6 +30,10 @@ OUTPUT_CHARS = 4_000
 FILE_CHARS = 10_000
 FILES_CHARS = 120_000
 MIN_FILE_CHARS = 1_000
+#: Requests through the egress proxy shown (the first ones; the rest are counted), and the
+#: fields of each (the log's other figures, bytes and timings, say nothing of the rules).
+NETWORK_REQUESTS = 500
+_NETWORK_FIELDS = ("method", "host", "port", "url", "sni", "status", "verdict", "rule")
 #: The competition's context: its statement and the listing of its public data.
 STATEMENT_CHARS = 8_000
 LISTED_PUBLIC_ENTRIES = 60
@@ -54,6 +58,7 @@ class LeftOut:
     outputs_cut: int = 0
     files_cut: int = 0
     files_not_shown: int = 0
+    network_requests_not_shown: int = 0
     chars_left_out: int = 0
 
     def to_dict(self) -> dict[str, int]:
@@ -112,7 +117,25 @@ def episode_record(directory: Path) -> Record:
             record.left_out.chars_left_out += n
             record.lines.append(_line({"episode_ended_by_error": error}))
     _add_files(directory / CODE_DIR, directory / _CODE_INDEX, record)
+    _add_network(directory / NETWORK_LOG, record)
     return record
+
+
+def _add_network(log: Path, record: Record) -> None:
+    """The episode's requests through the egress proxy (network="proxy"), where it went and
+    what the policy said: the judge's evidence for outside resources."""
+    shown = 0
+    for entry in _events(log):
+        if "host" not in entry:  # the log's own notes (e.g. that it was full)
+            continue
+        if shown >= NETWORK_REQUESTS:
+            record.left_out.network_requests_not_shown += 1
+            continue
+        request = {k: entry[k] for k in _NETWORK_FIELDS if entry.get(k) is not None}
+        request, n = _cut_strings(request, OUTPUT_CHARS)
+        record.left_out.chars_left_out += n
+        record.lines.append(_line({"network_request": request}))
+        shown += 1
 
 
 def fit(line: str, budget: int) -> str:
