@@ -731,3 +731,58 @@ def test_two_runs_side_by_side_default_and_obfuscated_task(
     refused = mle_gym("report", str(partial_run), str(other), "--html", "x.html",
                       home=report_home, ok=False)  # fmt: skip
     assert refused.returncode != 0 and "--html: reads one run" in refused.stdout + refused.stderr
+
+
+def test_parity_with_mlebench_harness_side_by_side(
+    partial_run: Path, report_home: Path, tmp_path: Path
+) -> None:
+    """MLE-bench's run group (as its run_agent.py lays one out) holding the same submissions
+    as ours: the three columns agree; a grade of MLE-bench's that differs is named."""
+    group = tmp_path / "2026-01-01T00-00-00-GMT_run-group_dummy"
+    runs = []
+    for competition in (DIGITS, SPACESHIP):
+        for seed in range(3):
+            episode = partial_run / "episodes" / competition / f"seed-{seed}"
+            kept = episode / json.loads((episode / "result.json").read_text())["submission"]
+            name = f"{competition}_{seed:08x}"
+            (group / name / "submission").mkdir(parents=True)
+            shutil.copyfile(kept, group / name / "submission" / "submission.csv")
+            runs.append(name)
+    (group / "metadata.json").write_text(json.dumps({"runs": runs}))
+    # MLE-bench's `mlebench grade` output, here written by our grade of the same JSONL, whose
+    # format and figures equal MLE-bench's (test_export_has_mlebench_fields...)
+    jsonl = group / "submission.jsonl"
+    jsonl.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "competition_id": name.split("_")[0],
+                    "submission_path": str(group / name / "submission" / "submission.csv"),
+                }
+            )
+            + "\n"
+            for name in runs
+        )
+    )
+    mle_gym("grade", "--submissions", str(jsonl), "--output-dir", str(group), home=report_home)
+    data = _report(partial_run, report_home, "--compare-mlebench-run", str(group))
+    parity = data["mlebench_parity"]
+    assert parity["agreement"] == {"paired": 6, "agree": 6, "differing": []}
+    for competition in (DIGITS, SPACESHIP):
+        columns = parity["competitions"][competition]
+        assert columns["mlebench_own"] == columns["mle_gym_theirs"]
+        assert columns["mlebench_own"]["episodes"] == 3
+        assert columns["mlebench_own"]["any_medal"]["mean"] == 1.0
+    assert parity["all"]["mle_gym_theirs"]["episodes"] == 6
+
+    (report_file,) = group.glob("*_grading_report.json")
+    theirs = json.loads(report_file.read_text())
+    theirs["competition_reports"][0]["score"] += 0.01
+    report_file.write_text(json.dumps(theirs))
+    shown = mle_gym(
+        "report", str(partial_run), "--compare-mlebench-run", str(jsonl), home=report_home
+    ).stdout
+    flat = " ".join(shown.split())
+    assert "parity with MLE-bench's harness" in flat
+    assert "5 of 6 agree on score, validity and medals" in flat
+    assert "differs:" in flat and "MLE-bench" in flat

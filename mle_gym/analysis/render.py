@@ -238,6 +238,50 @@ def published_table(data: dict) -> tuple[Table, list[str]]:
     return table, notes
 
 
+def parity_table(data: dict) -> tuple[Table, list[str]]:
+    """The parity run's three columns per competition and over all; and its notes."""
+    from mle_gym.analysis.parity import COLUMNS
+
+    table = Table(title="parity with MLE-bench's harness: any medal % and mean score, ± SEM (n)")
+    table.add_column("competition", overflow="fold")
+    for _key, head in COLUMNS:
+        table.add_column(head, justify="right")
+
+    def cell(figures: dict) -> str:
+        medal, score = figures["any_medal"], figures["score"]
+        if medal is None:
+            return "—"
+        sem = "" if medal["sem"] is None else f" ± {100 * medal['sem']:.1f}"
+        text = f"{100 * medal['mean']:.1f}{sem} ({figures['episodes']})"
+        if score is not None:
+            ssem = "" if score["sem"] is None else f" ± {score['sem']:.4g}"
+            text += f"\nscore {score['mean']:.4g}{ssem}"
+        return text
+
+    for competition, columns in data["competitions"].items():
+        table.add_row(escape(competition), *(cell(columns[key]) for key, _ in COLUMNS))
+    table.add_section()
+    table.add_row("all", *(cell(data["all"][key]) for key, _ in COLUMNS), style="bold")
+    agreement = data["agreement"]
+    notes = []
+    if not data["mlebench_report_found"]:
+        notes.append(
+            f"no MLE-bench grading report beside {data['source']}: run `mlebench grade` on its "
+            "submissions for the first column"
+        )
+    else:
+        notes.append(
+            f"the two graders on MLE-bench's own submissions: {agreement['agree']} of "
+            f"{agreement['paired']} agree on score, validity and medals"
+        )
+        for item in agreement["differing"][:10]:
+            notes.append(
+                f"differs: {item['submission_path']}: MLE-bench {item['mlebench']!r}, "
+                f"mle_gym {item['mle_gym']!r}"
+            )
+    return table, notes
+
+
 def cost_table(summary: RunSummary) -> Table | None:
     """Model calls, tokens, cost and wall time per competition and for the run (every
     episode attempted, graded or not); None for a run without episodes."""

@@ -63,6 +63,15 @@ def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
         f"default {LATEST}, the latest)",
     )
     p.add_argument(
+        "--compare-mlebench-run",
+        type=Path,
+        dest="compare_mlebench_run",
+        metavar="DIR_OR_JSONL",
+        help="a parity run: the same agent run by MLE-bench's own harness (its run group "
+        "folder, or its submissions JSONL with its grading report beside), graded by both "
+        "sides beside this run, per competition (docs/harness.md, Parity)",
+    )
+    p.add_argument(
         "--html",
         type=Path,
         metavar="FILE",
@@ -191,6 +200,7 @@ ONE_RUN_OPTIONS = (
     "episodes",
     "pass_k",
     "compare",
+    "compare_mlebench_run",
     "html",
     "regrade",
     "split",
@@ -238,6 +248,12 @@ def _extras(run: Any, summary: Any, args: argparse.Namespace) -> dict[str, Any]:
         from mle_gym.analysis.passk import parse_ks, pass_table
 
         extras["pass_at_k"] = pass_table(run, summary, parse_ks(args.pass_k))
+    if args.compare_mlebench_run is not None:
+        from mle_gym.analysis.parity import parity, read_mlebench_run
+
+        extras["mlebench_parity"] = parity(
+            run, read_mlebench_run(args.compare_mlebench_run), private_dir
+        )
     if args.compare == "published":
         from mle_gym.analysis.published import compare_published
 
@@ -268,6 +284,13 @@ def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse
         console().print(table)
         for note in notes:
             say(note, style="yellow")
+    if "mlebench_parity" in extras:
+        from mle_gym.analysis.render import parity_table
+
+        table, notes = parity_table(extras["mlebench_parity"])
+        console().print(table)
+        for note in notes:
+            say(note, style="yellow" if note.startswith("differs") else "dim")
     if args.episodes:
         from mle_gym.cli import show
 
@@ -338,6 +361,16 @@ def _print_mlebench(run: Any, summary: Any, split: str | None) -> int:
     return 0
 
 
+def private_dir(comp: Any) -> Path:
+    """A prepared competition's answers, for grading submissions made elsewhere."""
+    from mle_gym.data import CompetitionDirs
+
+    dirs = CompetitionDirs.of(comp.id)
+    if not dirs.is_prepared():
+        raise FileNotFoundError(f"{comp.id} is not prepared: run `mle-gym prepare {comp.id}` first")
+    return dirs.private
+
+
 def cmd_grade_submissions(args: argparse.Namespace) -> int:
     """Grade MLE-bench's JSONL of submissions and write its run-level grading report."""
     from mle_gym.analysis.mlebench_format import (
@@ -345,15 +378,6 @@ def cmd_grade_submissions(args: argparse.Namespace) -> int:
         read_submissions,
         report_file_name,
     )
-    from mle_gym.data import CompetitionDirs
-
-    def private_dir(comp: Any) -> Path:
-        dirs = CompetitionDirs.of(comp.id)
-        if not dirs.is_prepared():
-            raise FileNotFoundError(
-                f"{comp.id} is not prepared: run `mle-gym prepare {comp.id}` first"
-            )
-        return dirs.private
 
     report = grade_submissions(read_submissions(args.submissions), private_dir)
     args.output_dir.mkdir(parents=True, exist_ok=True)
