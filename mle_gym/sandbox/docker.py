@@ -75,6 +75,9 @@ _WRITE_SCRIPT = (
     'mkdir -p -- "$(dirname -- "$p")" && '
     'exec dd of="$p" oflag=nofollow,nonblock bs=1M status=none'
 )
+# A listing is its own exec too, with the image's `find` (the root file system is read-only):
+# regular files only, no link followed, no other mount entered, at most "$2" names.
+_LIST_SCRIPT = 'find -P "$1" -xdev -type f -printf "%P\\t%s\\0" 2>/dev/null | head -z -n "$2"'
 _NOT_THERE, _A_DIRECTORY, _NOT_REGULAR = 20, 21, 22
 _garbage_collected = False
 #: The (image, gpus) requests a throwaway container has shown the engine can give.
@@ -508,6 +511,15 @@ class DockerSandbox(ShellBackedSandbox):
         if code != 0:
             raise self._refusal(code, path, bytes(err))
         return True
+
+    def list_files(self, root: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
+        _, out, _ = self._run_exec(["sh", "-c", _LIST_SCRIPT, "sh", root, str(max_files + 1)])
+        found = []
+        for record in out.split(b"\0"):
+            name, _, size = record.decode(errors="surrogateescape").rpartition("\t")
+            if name and size.isdigit():
+                found.append((name, int(size)))
+        return found[:max_files], len(found) > max_files
 
     # -- the checks after each command (shell_backed.py) -------------------------------------
     def _slots_exhausted(self) -> bool:
