@@ -230,10 +230,10 @@ class Sandbox(ABC):
     @abstractmethod
     def list_files(self, root: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
         """The regular files under the directory `root`, as (path relative to it, bytes),
-        and whether more than `max_files` were there (then `max_files` of them, in the
-        order the walk found them). mle_gym's own code walks the tree, never the agent's
-        shell (whose `find` the agent can shadow); links are not followed and no other
-        mount is entered. Empty when `root` is not a directory."""
+        the first `max_files` in path order, and whether there were more. mle_gym's own
+        code walks the tree, never the agent's shell (whose `find` the agent can shadow);
+        links are not followed and no other mount is entered. Empty when `root` is not a
+        directory."""
 
     def kill_processes(self) -> None:
         """End every process in the sandbox, its shell included; files stay, and the next

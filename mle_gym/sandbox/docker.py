@@ -76,8 +76,11 @@ _WRITE_SCRIPT = (
     'exec dd of="$p" oflag=nofollow,nonblock bs=1M status=none'
 )
 # A listing is its own exec too, with the image's `find` (the root file system is read-only):
-# regular files only, no link followed, no other mount entered, at most "$2" names.
-_LIST_SCRIPT = 'find -P "$1" -xdev -type f -printf "%P\\t%s\\0" 2>/dev/null | head -z -n "$2"'
+# regular files only, no link followed, no other mount entered, the first "$2" in path order.
+_LIST_SCRIPT = (
+    'find -P "$1" -xdev -type f -printf "%P\\t%s\\0" 2>/dev/null '
+    '| LC_ALL=C sort -z | head -z -n "$2"'
+)
 _NOT_THERE, _A_DIRECTORY, _NOT_REGULAR = 20, 21, 22
 _garbage_collected = False
 #: The (image, gpus) requests a throwaway container has shown the engine can give.

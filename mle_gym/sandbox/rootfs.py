@@ -227,7 +227,7 @@ def _list(root: int, relative: str, max_files: int) -> tuple[list[tuple[str, int
         for folder, dirs, names, folder_fd in os.fwalk(".", dir_fd=top):
             walked += len(dirs) + len(names)
             if walked > MAX_WALKED:
-                return found, True
+                return sorted(found)[:max_files], True
             dirs[:] = [d for d in dirs if _device(d, folder_fd) == device]
             for name in names:
                 try:
@@ -235,10 +235,8 @@ def _list(root: int, relative: str, max_files: int) -> tuple[list[tuple[str, int
                 except OSError:
                     continue
                 if stat.S_ISREG(info.st_mode) and info.st_dev == device:
-                    if len(found) == max_files:
-                        return found, True
                     found.append((posixpath.normpath(posixpath.join(folder, name)), info.st_size))
-        return found, False
+        return sorted(found)[:max_files], len(found) > max_files
     finally:
         os.close(top)
 
