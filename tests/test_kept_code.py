@@ -80,6 +80,14 @@ def test_a_forged_listing_reads_nothing_outside_code(
         index = env.keep_code(dest)
         assert [f["path"] for f in index["files"]] == ["ok.py"]
         assert sorted(p.name for p in dest.rglob("*")) == ["ok.py"]
+        # names that look like options or hold a newline are kept as names, nothing runs
+        env.step(
+            "cd /home/code && echo a > '--to-command=touch pwned' && echo b > $'two\\nlines.py'"
+        )
+        index = env.keep_code(tmp_path / "odd" / "code")
+        kept = {f["path"]: f["kept"] for f in index["files"]}
+        assert kept == {"--to-command=touch pwned": True, "ok.py": True, "two\nlines.py": True}
+        assert (tmp_path / "odd" / "code" / "two\nlines.py").read_text() == "b\n"
     finally:
         env.close()
 
@@ -122,20 +130,26 @@ def test_sparse_huge_files_are_skipped_by_size_without_being_read(
 ) -> None:
     """Three sparse 6 GiB files (`truncate -s`): listed by size, neither copied nor hashed,
     their access times untouched; a 2 MiB file beside them is hashed (so reading does move
-    an access time here, and the check can fail)."""
+    an access time here, and the check can fail). Past the time bound nothing is taken."""
     env = CompetitionEnv("sklearn-digits", backend=backend, step_timeout=60)
     times = "stat -c '%n %x' /home/code/*.bin"
     try:
         env.reset(seed=0)
         env.step(
             "cd /home/code && truncate -s 6G w1.bin w2.bin w3.bin && "
-            "head -c $((2*1024*1024)) /dev/urandom > small.bin"
+            "head -c $((2*1024*1024)) /dev/urandom > small.bin && echo 'print(1)' > a.py"
         )
         before = env.step(times)[0]
         index = env.keep_code(tmp_path / "code")
         after = env.step(times)[0]
+        late = env.keep_code(tmp_path / "late" / "code", CodeBounds(max_seconds=0))
     finally:
         env.close()
+    # past the time bound every file is still listed, with the reason, and none is taken
+    reasons = {f["path"]: f["reason"] for f in late["files"] if not (f["kept"] or f["sha256"])}
+    assert len(reasons) == len(late["files"]) == 5
+    assert "past the time bound" in reasons["a.py"]
+    assert "past the hashing bounds" in reasons["small.bin"]
     moved = {line.split()[0] for line in set(after.splitlines()) - set(before.splitlines())}
     assert moved == {"/home/code/small.bin"}, (before, after)
     files = {f["path"]: f for f in index["files"]}

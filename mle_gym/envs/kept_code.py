@@ -2,8 +2,9 @@
 read, re-run and audited (plagiarism, rule checks).
 
 The listing is the sandbox's own (`Sandbox.list_files`: mle_gym's code walks the folder, not
-the agent's shell, so a shadowed `find` cannot hide a file), and each file is then copied
-with the sandbox's file API (paths resolved inside the sandbox, never through a link out).
+the agent's shell, so a shadowed `find` cannot hide a file), and the files are then copied
+with the sandbox's file API (`Sandbox.copy_files`: paths resolved inside the sandbox, never
+through a link out; in docker all in one exec).
 Every decision is taken on the listed size before a byte is read: files up to
 `max_file_bytes` are copied until `max_bytes` in total; bigger ones (model weights, data
 copies) are listed with their size, and hashed only up to `max_hash_file_bytes` each and
@@ -56,22 +57,31 @@ def keep_code(
     dest.mkdir(parents=True, exist_ok=True)
     listed, truncated = sandbox.list_files(root, bounds.max_files)
     files = _entries(listed)
-    total = 0
+    chosen, total = [], 0
     for entry in files:
         size = entry["bytes"]
         if size > bounds.max_file_bytes:
             entry["reason"] = f"over {bounds.max_file_bytes:,} bytes: listed, not copied"
         elif total + size > bounds.max_bytes:
             entry["reason"] = f"past the {bounds.max_bytes:,}-byte total: listed, not copied"
-        elif time.monotonic() > deadline:
-            entry["reason"] = f"past the {bounds.max_seconds:g} s bound: listed, not copied"
         else:
-            total += _copy(sandbox, f"{root}/{entry['path']}", dest / entry["path"], entry, bounds)
+            chosen.append(entry)
+            total += size
+    names = [entry["path"] for entry in chosen]
+    missed = sandbox.copy_files(
+        root, names, dest, bounds.max_file_bytes, bounds.max_bytes, deadline
+    )
+    for entry in chosen:
+        target = dest / entry["path"]
+        if entry["path"] in missed:
+            entry["reason"] = missed[entry["path"]]
+        else:
+            entry.update(kept=True, bytes=target.stat().st_size, sha256=_sha256(target))
     _hash_big_files(sandbox, root, dest, files, bounds, deadline)
     index = {
         "root": root,
         "files": files,
-        "kept_bytes": total,
+        "kept_bytes": sum(entry["bytes"] for entry in chosen if entry["kept"]),
         "listing_truncated": truncated,
         "bounds": vars(bounds),
     }
@@ -89,24 +99,6 @@ def _entries(listed: list[tuple[str, int]]) -> list[dict[str, Any]]:
             continue
         entries[relative] = {"path": relative, "bytes": size, "sha256": None, "kept": False}
     return [entries[name] for name in sorted(entries)]
-
-
-def _copy(
-    sandbox: Sandbox, path: str, target: Path, entry: dict[str, Any], bounds: CodeBounds
-) -> int:
-    """Copy one file (bounded again: it may have grown since the listing); the bytes kept."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        copied = copy_out(sandbox, path, target, bounds.max_file_bytes)
-    except (FileToolError, UnicodeError) as exc:
-        copied, entry["reason"] = False, str(exc)
-    if not copied:
-        entry.setdefault("reason", "gone before it was copied")
-        target.unlink(missing_ok=True)
-        return 0
-    size = target.stat().st_size
-    entry.update(kept=True, bytes=size, sha256=_sha256(target))
-    return size
 
 
 def _hash_big_files(
