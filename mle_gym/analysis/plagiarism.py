@@ -167,8 +167,9 @@ def agent_sources(code: Path, out: Path) -> tuple[list[Source], dict[str, str], 
 
 
 def _write(folder: Path, number: int, path: Path, text: str, top: Path) -> Source:
-    """`text` as a numbered `.py` file in `folder` (Dolos picks Python by the suffix)."""
-    copy = folder / f"{number:05d}_{path.name[:100]}.py"
+    """`text` as a numbered `.py` file in `folder` (Dolos picks Python by the suffix; the
+    agent's own name, whatever bytes it holds, is only ever reported)."""
+    copy = folder / f"{number:05d}.py"
     copy.parent.mkdir(parents=True, exist_ok=True)
     copy.write_text(text, errors="replace")
     return copy, str(path.relative_to(top))
