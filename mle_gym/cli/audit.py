@@ -113,10 +113,12 @@ def cmd_plagiarism(args: argparse.Namespace) -> int:
 
 
 def _plagiarism_table(findings: list[Any], threshold: float) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=f"plagiarism (Dolos; flagged above {threshold:g})")
-    for name in ("episode", "similarity", "agent file", "notebook", "flagged"):
+    title = f"plagiarism (Dolos; flagged above {threshold:g} or for review)"
+    table = Table(title=title)
+    for name in ("episode", "similarity", "agent file", "notebook", "flagged", "review"):
         table.add_column(name)
     for f in findings:
         table.add_row(
@@ -125,6 +127,7 @@ def _plagiarism_table(findings: list[Any], threshold: float) -> None:
             f.agent_file or (f.note or ""),
             f.notebook or "",
             "FLAGGED" if f.flagged else "",
+            escape("; ".join(f.review)),
         )
     console().print(table)
 

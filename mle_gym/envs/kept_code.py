@@ -1,13 +1,15 @@
 """Keeping an episode's /home/code on the host, bounded, so the work behind a score can be
 read, re-run and audited (plagiarism, rule checks).
 
-The listing comes from a `find` run in the agent's shell, so the agent may forge it; it only
-ever names files inside the sandbox, because each file is then copied with the sandbox's own
-file API (paths resolved inside the sandbox, never through a link out) under the bounds. A
-forged listing can only misdescribe the agent's own files. Small files are copied; files over
-`max_file_bytes` (model weights, data copies), and any past `max_bytes` in total or
-`max_files` in number, are listed with their size and sha256 (computed in the sandbox, for
-at most `max_hashed` of them) instead.
+The listing is the sandbox's own (`Sandbox.list_files`: mle_gym's code walks the folder, not
+the agent's shell, so a shadowed `find` cannot hide a file), and the files are then copied
+with the sandbox's file API (`Sandbox.copy_files`: paths resolved inside the sandbox, never
+through a link out; in docker all in one exec).
+Every decision is taken on the listed size before a byte is read: files up to
+`max_file_bytes` are copied until `max_bytes` in total; bigger ones (model weights, data
+copies) are listed with their size, and hashed only up to `max_hash_file_bytes` each and
+`max_hash_bytes` in all (so sparse terabyte files cost one stat each). Keeping stops taking
+files after `max_seconds`; what is left is listed with the reason.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
-import shlex
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,9 +31,10 @@ DEFAULT_MAX_BYTES = 32 * 1024**2
 DEFAULT_MAX_FILE_BYTES = 1024**2
 DEFAULT_MAX_FILES = 2000
 DEFAULT_MAX_HASHED = 50
+DEFAULT_MAX_HASH_FILE_BYTES = 64 * 1024**2
+DEFAULT_MAX_HASH_BYTES = 256 * 1024**2
+DEFAULT_MAX_SECONDS = 120.0
 INDEX_FILE = "code.json"
-_LIST_TIMEOUT = 60.0
-_HASH_TIMEOUT = 120.0
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,9 @@ class CodeBounds:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     max_files: int = DEFAULT_MAX_FILES
     max_hashed: int = DEFAULT_MAX_HASHED
+    max_hash_file_bytes: int = DEFAULT_MAX_HASH_FILE_BYTES
+    max_hash_bytes: int = DEFAULT_MAX_HASH_BYTES
+    max_seconds: float = DEFAULT_MAX_SECONDS
 
 
 def keep_code(
@@ -46,37 +53,35 @@ def keep_code(
 ) -> dict[str, Any]:
     """Copy `root` (the sandbox's code folder) into `dest` within `bounds`; write and return
     the index: every listed file's path, bytes, sha256 and whether it was copied (or why not)."""
+    deadline = time.monotonic() + bounds.max_seconds
     dest.mkdir(parents=True, exist_ok=True)
-    listed, truncated = _list(sandbox, root, bounds.max_files)
-    files: list[dict[str, Any]] = []
-    total = 0
-    to_hash = []
-    for relative, size in listed:
-        entry: dict[str, Any] = {"path": relative, "bytes": size, "sha256": None, "kept": False}
+    listed, truncated = sandbox.list_files(root, bounds.max_files)
+    files = _entries(listed)
+    chosen, total = [], 0
+    for entry in files:
+        size = entry["bytes"]
         if size > bounds.max_file_bytes:
             entry["reason"] = f"over {bounds.max_file_bytes:,} bytes: listed, not copied"
         elif total + size > bounds.max_bytes:
             entry["reason"] = f"past the {bounds.max_bytes:,}-byte total: listed, not copied"
         else:
-            target = dest / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                copied = copy_out(sandbox, f"{root}/{relative}", target, bounds.max_file_bytes)
-            except FileToolError as exc:
-                copied, entry["reason"] = False, str(exc)
-            if copied:
-                total += target.stat().st_size
-                entry.update(kept=True, bytes=target.stat().st_size, sha256=_sha256(target))
-            else:
-                target.unlink(missing_ok=True)
-        if not entry["kept"]:
-            to_hash.append(entry)
-        files.append(entry)
-    _hash_in_sandbox(sandbox, root, to_hash[: bounds.max_hashed])
+            chosen.append(entry)
+            total += size
+    names = [entry["path"] for entry in chosen]
+    missed = sandbox.copy_files(
+        root, names, dest, bounds.max_file_bytes, bounds.max_bytes, deadline
+    )
+    for entry in chosen:
+        target = dest / entry["path"]
+        if entry["path"] in missed:
+            entry["reason"] = missed[entry["path"]]
+        else:
+            entry.update(kept=True, bytes=target.stat().st_size, sha256=_sha256(target))
+    _hash_big_files(sandbox, root, dest, files, bounds, deadline)
     index = {
         "root": root,
         "files": files,
-        "kept_bytes": total,
+        "kept_bytes": sum(entry["bytes"] for entry in chosen if entry["kept"]),
         "listing_truncated": truncated,
         "bounds": vars(bounds),
     }
@@ -84,36 +89,49 @@ def keep_code(
     return index
 
 
-def _list(sandbox: Sandbox, root: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
-    command = (
-        f"find {shlex.quote(root)} -xdev -type f -printf '%P\\t%s\\0' 2>/dev/null "
-        f"| LC_ALL=C sort -z | head -z -n {max_files + 1}"
-    )
-    result = sandbox.run(command, _LIST_TIMEOUT, capture_bytes=(max_files + 1) * 4200)
-    raw = result.raw or b""
-    found = []
-    for record in raw.split(b"\0"):
-        name, _, size = record.decode(errors="replace").rpartition("\t")
-        relative = posixpath.normpath(name) if name else ""
-        if not size.isdigit() or not relative or relative.startswith(("/", "..")):
+def _entries(listed: list[tuple[str, int]]) -> list[dict[str, Any]]:
+    """The listing as index entries in path order; a name that would leave the folder is
+    dropped (the backends never give one; a path is only ever joined below `dest`)."""
+    entries = {}
+    for name, size in listed:
+        relative = posixpath.normpath(name)
+        if relative.startswith(("/", "..")) or relative == ".":
             continue
-        found.append((relative, int(size)))
-    return sorted(found[:max_files]), len(found) > max_files
+        entries[relative] = {"path": relative, "bytes": size, "sha256": None, "kept": False}
+    return [entries[name] for name in sorted(entries)]
 
 
-def _hash_in_sandbox(sandbox: Sandbox, root: str, entries: list[dict[str, Any]]) -> None:
-    """sha256 of files too big to copy, as the sandbox's sha256sum reports it."""
-    if not entries:
-        return
-    names = " ".join(shlex.quote(f"{root}/{e['path']}") for e in entries)
-    result = sandbox.run(f"sha256sum -- {names} 2>/dev/null", _HASH_TIMEOUT)
-    sums = {}
-    for line in (result.raw or b"").decode(errors="replace").splitlines():
-        digest, _, name = line.partition("  ")
-        if len(digest) == 64:
-            sums[name] = digest
-    for entry in entries:
-        entry["sha256"] = sums.get(f"{root}/{entry['path']}")
+def _hash_big_files(
+    sandbox: Sandbox,
+    root: str,
+    dest: Path,
+    files: list[dict[str, Any]],
+    bounds: CodeBounds,
+    deadline: float,
+) -> None:
+    """sha256 of files not copied, streamed out through the file API into a scratch file
+    beside `dest`, within the hashing bounds; chosen by listed size, so a file over them
+    (a sparse 7 GiB one) is never read."""
+    budget, count = bounds.max_hash_bytes, 0
+    for entry in files:
+        if entry["kept"]:
+            continue
+        size = entry["bytes"]
+        if size > bounds.max_hash_file_bytes:
+            entry["reason"] += f"; over {bounds.max_hash_file_bytes:,} bytes: not hashed"
+            continue
+        if size > budget or count >= bounds.max_hashed or time.monotonic() > deadline:
+            entry["reason"] += "; past the hashing bounds: not hashed"
+            continue
+        with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".hash-") as scratch:
+            copy = Path(scratch) / "file"
+            try:
+                if copy_out(sandbox, f"{root}/{entry['path']}", copy, size):
+                    entry["sha256"] = _sha256(copy)
+            except (FileToolError, UnicodeError):
+                pass  # it changed since the listing: left without a hash
+        budget -= size
+        count += 1
 
 
 def _sha256(path: Path) -> str:

@@ -8,6 +8,7 @@ inside the sandbox, with the agent's permissions: a symlink never leads to a hos
 from __future__ import annotations
 
 import posixpath
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,6 +167,11 @@ class SandboxFileError(OSError):
     """A file operation inside the sandbox failed; the message says why, for the agent."""
 
 
+#: Why `Sandbox.copy_files` left a file: the time ran out, or it was gone by then.
+LATE = "past the time bound: listed, not copied"
+GONE = "gone or unreadable when copied"
+
+
 @dataclass(frozen=True)
 class FileInfo:
     """What is at a path inside the sandbox: "file", "dir" or "other", and its size.
@@ -226,6 +232,40 @@ class Sandbox(ABC):
     @abstractmethod
     def copy_out(self, path: str, dest: Path, max_bytes: int) -> bool:
         """Stream a regular file to the host path `dest`; False when nothing is at `path`."""
+
+    @abstractmethod
+    def list_files(self, root: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
+        """The regular files under the directory `root`, as (path relative to it, bytes),
+        the first `max_files` in path order, and whether there were more. mle_gym's own
+        code walks the tree, never the agent's shell (whose `find` the agent can shadow);
+        links are not followed and no other mount is entered. Empty when `root` is not a
+        directory."""
+
+    def copy_files(
+        self, root: str, names: list[str], dest: Path, max_file_bytes: int, max_bytes: int,
+        deadline: float,
+    ) -> dict[str, str]:  # fmt: skip
+        """Copy each of `names` (paths relative to `root`) to the same path under `dest`, each
+        up to `max_file_bytes` and `max_bytes` in all, until `deadline` (time.monotonic());
+        why each name that was not copied was not. Here one `copy_out` each; a backend whose
+        copies cost a round trip each does them all at once."""
+        missed: dict[str, str] = {}
+        left = max_bytes
+        for name in names:
+            target = dest / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                if time.monotonic() > deadline:
+                    missed[name] = LATE
+                elif not self.copy_out(f"{root}/{name}", target, min(max_file_bytes, left)):
+                    missed[name] = GONE
+                else:
+                    left -= target.stat().st_size
+            except (SandboxFileError, UnicodeError) as exc:
+                missed[name] = str(exc)
+            if name in missed:
+                target.unlink(missing_ok=True)
+        return missed
 
     def kill_processes(self) -> None:
         """End every process in the sandbox, its shell included; files stay, and the next

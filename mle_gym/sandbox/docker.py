@@ -18,10 +18,15 @@ never through the agent's shell.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
+import posixpath
 import secrets
+import shutil
 import socket
+import tarfile
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -32,6 +37,8 @@ from pexpect.fdpexpect import fdspawn
 from mle_gym.sandbox import containers, fd_wait
 from mle_gym.sandbox.agent_runtime import runtime_image
 from mle_gym.sandbox.base import (
+    GONE,
+    LATE,
     AgentIdentity,
     FileInfo,
     SandboxError,
@@ -75,6 +82,21 @@ _WRITE_SCRIPT = (
     'mkdir -p -- "$(dirname -- "$p")" && '
     'exec dd of="$p" oflag=nofollow,nonblock bs=1M status=none'
 )
+# A listing is its own exec too, with the image's `find` (the root file system is read-only):
+# regular files only, no link followed, no other mount entered, the first "$2" in path order.
+_LIST_SCRIPT = (
+    'find -P "$1" -xdev -type f -printf "%P\\t%s\\0" 2>/dev/null '
+    '| LC_ALL=C sort -z | head -z -n "$2"'
+)
+# Many files in one exec: the image's tar reads the NUL-ended names on stdin below "$1", as
+# the agent; a name is never an option, a directory adds nothing below it, a link is
+# archived as a link (not followed). Its complaints (a name gone) are dropped: the archive
+# says what it holds.
+_TAR_SCRIPT = (
+    'cd -- "$1" && exec tar -c -f - --no-recursion --null --verbatim-files-from -T - 2>/dev/null'
+)
+#: Bytes a tar member may take beyond its data: its header, a long name's, their padding.
+_TAR_OVERHEAD = 6 * 1024
 _NOT_THERE, _A_DIRECTORY, _NOT_REGULAR = 20, 21, 22
 _garbage_collected = False
 #: The (image, gpus) requests a throwaway container has shown the engine can give.
@@ -509,6 +531,50 @@ class DockerSandbox(ShellBackedSandbox):
             raise self._refusal(code, path, bytes(err))
         return True
 
+    def copy_files(
+        self, root: str, names: list[str], dest: Path, max_file_bytes: int, max_bytes: int,
+        deadline: float,
+    ) -> dict[str, str]:  # fmt: skip
+        """All in one exec (one each would cost a round trip per file): the archive is read
+        back bounded, and only regular members under the names asked for and within the
+        bounds are written, each under its own name below `dest`."""
+        left = deadline - time.monotonic()
+        if not names or left <= 0:
+            return dict.fromkeys(names, LATE)
+        exec_id = self._exec_create(
+            ["timeout", str(max(1, int(min(left, _IO_TIMEOUT)))), "sh", "-c", _TAR_SCRIPT, "sh",
+             root],
+            stdin=True,
+            user=self.user,
+            environment={"PATH": _PATH},
+        )  # fmt: skip
+        cap = max_bytes + _TAR_OVERHEAD * (len(names) + 4)
+        sock = self.client.api.exec_start(exec_id, socket=True)
+        frames, archive = _Frames(), bytearray()
+        try:
+            raw = getattr(sock, "_sock", sock)
+            raw.settimeout(_IO_TIMEOUT + 10)
+            raw.sendall(b"".join(n.encode(errors="surrogateescape") + b"\0" for n in names))
+            raw.shutdown(socket.SHUT_WR)
+            while len(archive) <= cap and (chunk := raw.recv(1 << 16)):
+                archive += frames(chunk)
+        except OSError:
+            cap = len(archive) - 1  # the stream broke off: what came is all there is
+        finally:
+            sock.close()
+        code = self.client.api.exec_inspect(exec_id)["ExitCode"]
+        cut = len(archive) > cap or code in (None, 124)  # still running, or timed out
+        return _unpack(bytes(archive[:cap]), set(names), dest, (max_file_bytes, max_bytes), cut)
+
+    def list_files(self, root: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
+        _, out, _ = self._run_exec(["sh", "-c", _LIST_SCRIPT, "sh", root, str(max_files + 1)])
+        found = []
+        for record in out.split(b"\0"):
+            name, _, size = record.decode(errors="surrogateescape").rpartition("\t")
+            if name and size.isdigit():
+                found.append((name, int(size)))
+        return found[:max_files], len(found) > max_files
+
     # -- the checks after each command (shell_backed.py) -------------------------------------
     def _slots_exhausted(self) -> bool:
         if self.pids_limit is None:
@@ -608,6 +674,47 @@ def _host_id(pid: int, kind: str, inner: int) -> int:
 def _remove(container: Any) -> None:
     with contextlib.suppress(NotFound):
         container.remove(force=True)
+
+
+def _unpack(
+    archive: bytes, wanted: set[str], dest: Path, bounds: tuple[int, int], cut: bool
+) -> dict[str, str]:
+    """Write the regular members of a tar stream named in `wanted` under `dest`, within the
+    bounds (bytes a file, bytes in all); why each wanted name was not written. A stream
+    `cut` at its bound keeps what came before the cut."""
+    missed: dict[str, str] = {}
+    written: set[str] = set()
+    max_file_bytes, left = bounds
+    try:
+        with tarfile.open(fileobj=io.BytesIO(archive), mode="r|") as members:
+            for member in members:
+                name = posixpath.normpath(member.name)
+                if name not in wanted or name in written or name in missed:
+                    continue
+                if not member.isreg():
+                    missed[name] = "not a regular file when copied"
+                elif member.size > min(max_file_bytes, left):
+                    missed[name] = f"{member.size:,} bytes when copied: over the bound"
+                else:
+                    target = dest / name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    try:
+                        with members.extractfile(member) as data, open(target, "wb") as out:
+                            shutil.copyfileobj(data, out)
+                    except BaseException:
+                        target.unlink(missing_ok=True)
+                        raise
+                    written.add(name)
+                    left -= member.size
+    except (tarfile.TarError, EOFError, OSError):
+        pass  # cut at the bound or the time limit: the names after it are reported below
+    for name in wanted - written - set(missed):
+        missed[name] = CUT if cut else GONE
+    return missed
+
+
+#: Why a file was left when the archive of many was cut at its byte or time bound.
+CUT = "the copy of many files was cut at its bound: listed, not copied"
 
 
 def _demux(stream: bytes) -> tuple[bytes, bytes]:

@@ -679,6 +679,9 @@ class LocalSandbox(ShellBackedSandbox):
     def copy_out(self, path: str, dest: Path, max_bytes: int) -> bool:
         return self._files.copy_out(path, dest, max_bytes)
 
+    def list_files(self, root: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
+        return self._files.list(root, max_files)
+
     def describe(self) -> dict[str, Any]:
         return {
             "backend": "local",

@@ -34,6 +34,9 @@ _RESOLVE_NO_MAGICLINKS = 0x02
 _RESOLVE_IN_ROOT = 0x10
 _SETGROUPS = {"x86_64": 116, "aarch64": 159}
 _CHUNK = 1 << 20
+#: Most directory entries a listing walks (files, folders, links): a tree of a million empty
+#: folders ends the walk as a tree of too many files does.
+MAX_WALKED = 200_000
 
 
 class _OpenHow(ctypes.Structure):
@@ -102,6 +105,10 @@ class RootFiles:
         with open(dest, "wb") as out:
             fd = out.fileno()
             return self._as_agent(lambda root: _copy(root, relative, path, fd, max_bytes))
+
+    def list(self, path: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
+        relative = _relative(path)
+        return self._as_agent(lambda root: _list(root, relative, max_files))
 
     # -- running with the agent's credentials ----------------------------------------------------
     def _as_agent(self, operation: Callable[[int], T]) -> T:
@@ -202,6 +209,43 @@ def _stat(root: int, relative: str) -> FileInfo | None:
     )
     stamp = f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
     return FileInfo(kind=kind, size=info.st_size, stamp=stamp)
+
+
+def _list(root: int, relative: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
+    """Regular files under the directory `relative`, walked by `os.fwalk` from a descriptor
+    resolved inside the sandbox: it opens each directory relative to its parent's descriptor
+    and never follows a link, so a directory swapped for a link mid-walk leads nowhere; a
+    directory on another device is not entered, one the agent cannot read is left out."""
+    try:
+        top = _openat2(root, relative, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return [], False
+    found: list[tuple[str, int]] = []
+    walked = 0
+    try:
+        device = os.fstat(top).st_dev
+        for folder, dirs, names, folder_fd in os.fwalk(".", dir_fd=top):
+            walked += len(dirs) + len(names)
+            if walked > MAX_WALKED:
+                return sorted(found)[:max_files], True
+            dirs[:] = [d for d in dirs if _device(d, folder_fd) == device]
+            for name in names:
+                try:
+                    info = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISREG(info.st_mode) and info.st_dev == device:
+                    found.append((posixpath.normpath(posixpath.join(folder, name)), info.st_size))
+        return sorted(found)[:max_files], len(found) > max_files
+    finally:
+        os.close(top)
+
+
+def _device(name: str, folder_fd: int) -> int | None:
+    try:
+        return os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_dev
+    except OSError:
+        return None
 
 
 def _read(root: int, relative: str, shown: str, max_bytes: int) -> bytes:
