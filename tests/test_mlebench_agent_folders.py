@@ -1,0 +1,166 @@
+"""MLE-bench's own agent folders (the user's clone, ../shared/mlebench/agents) run unchanged in
+task="mlebench" on both backends: the dummy through to a graded valid submission; AIDE's and
+MLAB's start.sh through to their agent program, a stand-in that checks what start.sh built."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mle_gym.competitions.registry import get_competition
+from mle_gym.data.cache import CompetitionDirs
+from mle_gym.grading.grader import grade
+from mle_gym.harness import run_harness
+from tests.conftest import REPO, require_bwrap
+from tests.llm_server import ScriptedLLMServer
+from tests.prerequisites import require_shared
+
+ID = "spaceship-titanic"
+
+#: AIDE's program, as its start.sh calls it: checks what start.sh assembled, then submits
+#: through the links start.sh made.
+AIDE = r"""#!/bin/bash
+set -e
+fail() { echo "stand-in aide: $*" >&2; exit 3; }
+[ "$CONDA_DEFAULT_ENV" = agent ] || fail "conda env not active"
+[ "$PWD" = /home/agent ] || fail "not run from AGENT_DIR: $PWD"
+grep -q "COMPETITION INSTRUCTIONS" full_instructions.txt || fail "no competition part"
+grep -q "ADDITIONAL NOTES" full_instructions.txt || fail "no additional notes"
+grep -q "a CPU" full_instructions.txt || fail "HARDWARE not substituted"
+grep -q "/home/" full_instructions.txt && fail "/home/ paths left in the instructions"
+[ "$(readlink logs/exp)" = "$LOGS_DIR" ] || fail "logs link"
+[ "$(readlink workspaces/exp/best_submission)" = "$SUBMISSION_DIR" ] || fail "submission link"
+echo "args: $*"
+for wanted in data_dir=/home/data/ desc_file=/home/agent/full_instructions.txt exp_name=exp \
+    agent.steps=8 agent.code.model=gpt-4o-2024-08-06 copy_data=False; do
+  case " $* " in *" $wanted "*) ;; *) fail "missing argument $wanted";; esac
+done
+cp /home/data/sample_submission.csv workspaces/exp/best_submission/submission.csv
+echo "journal" > logs/exp/journal.json
+echo "stand-in aide: done"
+"""
+
+#: MLAB's two modules, as its start.sh runs them (`python -m MLAgentBench.<name>` from
+#: $AGENT_DIR/MLAgentBench, where the Dockerfile's COPY put the benchmark's files).
+PREPARE = """\
+import os, sys
+os.makedirs("workdir", exist_ok=True)
+print("stand-in prepare_task", sys.argv[1:])
+"""
+RUNNER = r"""
+import os, pathlib, shutil, sys
+bench = pathlib.Path(os.environ["AGENT_DIR"], "MLAgentBench/MLAgentBench/benchmarks/mlebench")
+problem = (bench / "scripts/research_problem.txt").read_text()
+edited = pathlib.Path("/home/instructions.txt").read_text()
+checks = {
+    "instructions edited in place": "/home/" not in edited and "ADDITIONAL NOTES" in edited,
+    "research problem": problem == edited,
+    "notes substituted": "a CPU" in problem and "${STEP_LIMIT}" not in problem,
+    "submission link": os.readlink(bench / "env/submission") == os.environ["SUBMISSION_DIR"],
+    "data link": os.readlink(bench / "env/data") == "/home/data",
+    "validation tool": (bench / "env/validate_submission.sh").is_file(),
+    "logs link": os.readlink(os.environ["AGENT_DIR"] + "/logs/agent_log") == os.environ["LOGS_DIR"],
+    "arguments": " ".join(sys.argv[1:]).endswith("--llm-name gpt-4o-2024-08-06 --edit-script-llm-name gpt-4o-2024-08-06 --fast-llm-name gpt-4o-2024-08-06 --max-steps 2000 --agent-max-steps 2000 --max-time 86400 --max-retries 10 --max-tokens 16384"),
+}
+failed = [name for name, ok in checks.items() if not ok]
+if failed:
+    sys.exit(f"stand-in runner: {failed}")
+shutil.copy("/home/data/sample_submission.csv", bench / "env/submission/submission.csv")
+pathlib.Path("workdir/train.py").write_text("print(1)\n")
+print("stand-in runner: done")
+"""
+
+
+@pytest.fixture(scope="module")
+def agents() -> Path:
+    return require_shared("mlebench", "agents", module=True)
+
+
+@pytest.fixture(scope="module")
+def stand_ins(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A --harness-dir with the agents' programs: bin/aide, and MLAgentBench's two modules
+    (a namespace portion beside the one in $AGENT_DIR/MLAgentBench)."""
+    root = tmp_path_factory.mktemp("stand-ins")
+    (root / "bin").mkdir()
+    (root / "bin" / "aide").write_text(AIDE)
+    (root / "MLAgentBench").mkdir()
+    (root / "MLAgentBench" / "prepare_task.py").write_text(PREPARE)
+    (root / "MLAgentBench" / "runner.py").write_text(RUNNER)
+    for path in [root, *root.rglob("*")]:
+        path.chmod(0o755)
+    return root
+
+
+def _sample_score() -> float:
+    competition = get_competition(ID)
+    dirs = CompetitionDirs.of(ID)
+    return grade(competition, dirs.public / "sample_submission.csv", dirs.private).score
+
+
+def test_dummy_runs_unchanged_to_a_graded_submission(backend, agents, spaceship_home, tmp_path):
+    with ScriptedLLMServer([]) as server:
+        result = run_harness(
+            ID, None, server.url, backend=backend, mlebench_agent=agents / "dummy",
+            run_dir=tmp_path / "run", time_limit=300,
+        )  # fmt: skip
+    log = result.output_path.read_text()
+    assert result.exit_code == 0, log
+    assert "Sample submission copied to /home/submission/submission.csv" in log
+    for line in ("touch /home/code/code.py", "touch /home/agent_logs/run.log"):
+        assert line in log, log
+    assert "cannot touch" not in log and "conda: command not found" not in log
+    assert "\"result\": \"Submission is valid.\"" in log
+    assert result.report["valid_submission"]
+    assert result.report["score"] == pytest.approx(_sample_score())
+    assert (result.agent_logs_path / "run.log").is_file()
+
+
+def test_aide_start_sh_reaches_its_program(backend, agents, stand_ins, spaceship_home, tmp_path):
+    with ScriptedLLMServer([]) as server:
+        result = run_harness(
+            ID, None, server.url, backend=backend, mlebench_agent=agents / "aide",
+            agent_config="aide/dev", harness_dir=stand_ins, run_dir=tmp_path / "run",
+            time_limit=300,
+        )  # fmt: skip
+    log = result.output_path.read_text()
+    assert "stand-in aide: done" in log, log
+    assert result.report["valid_submission"], log
+    assert (result.agent_logs_path / "journal.json").is_file()
+
+
+def test_mlagentbench_start_sh_reaches_its_program(
+    backend, agents, stand_ins, spaceship_home, tmp_path
+):
+    with ScriptedLLMServer([]) as server:
+        result = run_harness(
+            ID, None, server.url, backend=backend, mlebench_agent=agents / "mlagentbench",
+            harness_dir=stand_ins, run_dir=tmp_path / "run", time_limit=300,
+        )  # fmt: skip
+    log = result.output_path.read_text()
+    assert "stand-in runner: done" in log, log
+    assert "\"result\": \"Submission is valid.\"" in log  # its own check
+    assert result.report["valid_submission"], log
+
+
+def test_the_command_line_takes_a_folder_both_ways(agents, spaceship_home, tmp_path):
+    """`--mlebench-agent DIR`, and the older `--task mlebench --harness ... --harness-dir`."""
+    require_bwrap()
+    checkout = agents.parent
+    ways = {
+        "folder": ["--mlebench-agent", str(agents / "dummy")],
+        "harness": ["--task", "mlebench", "--mlebench-dir", str(checkout), "--harness",
+                    'bash "$AGENT_DIR/start.sh"', "--harness-dir", str(agents / "dummy")],
+    }  # fmt: skip
+    with ScriptedLLMServer([]) as server:
+        for name, options in ways.items():
+            done = subprocess.run(
+                [sys.executable, "-m", "mle_gym.cli", "run", ID, *options, "--model-endpoint",
+                 server.url, "--run-dir", str(tmp_path / name), "--time-limit", "300"],
+                capture_output=True, text=True, timeout=300, cwd=REPO,
+            )  # fmt: skip
+            log = (tmp_path / name / "harness.log").read_text()
+            assert done.returncode == 0, done.stdout + done.stderr + log
+            assert "touch /home/agent/agent_was_here.txt" in log and "cannot touch" not in log
