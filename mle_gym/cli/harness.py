@@ -55,6 +55,43 @@ def add_harness_options(parser: argparse.ArgumentParser) -> None:
         help="a directory shown read-only at /opt/harness (bin/ on PATH, itself on "
         "PYTHONPATH), e.g. from `pip install --target DIR ...`",
     )
+    group.add_argument(
+        "--mlebench-agent",
+        dest="mlebench_agent",
+        type=Path,
+        metavar="DIR",
+        help="an agent folder of an MLE-bench clone (agents/<name>: config.yaml, Dockerfile, "
+        "start.sh), run as MLE-bench's runner runs it, in --task mlebench (the default then) "
+        "read from that clone",
+    )
+    group.add_argument(
+        "--agent-config",
+        dest="agent_config",
+        metavar="ID",
+        help="the agent of the folder's config.yaml, e.g. aide/dev (default: the folder's name)",
+    )
+
+
+def apply_mlebench_agent(args: argparse.Namespace) -> None:
+    """With --mlebench-agent: the harness command is the agent's start.sh with its config's
+    arguments, and the task MLE-bench's (from the clone the folder is in) unless given, so
+    single runs, batches and their records all name them."""
+    from mle_gym.harness.mlebench_agent import AgentFolderError, load_agent
+
+    folder = getattr(args, "mlebench_agent", None)
+    if folder is None:
+        if getattr(args, "agent_config", None) is not None:
+            raise SystemExit("--agent-config goes with --mlebench-agent DIR")
+        return
+    try:
+        agent = load_agent(folder, args.agent_config)
+    except AgentFolderError as exc:
+        raise SystemExit(f"--mlebench-agent: {exc}") from None
+    args.harness = args.harness or agent.command()
+    args.task = args.task or "mlebench"
+    clone = folder.resolve().parent.parent
+    if args.mlebench_dir is None and (clone / "environment").is_dir():
+        args.mlebench_dir = str(clone)
 
 
 def _endpoint(args: argparse.Namespace) -> str:
@@ -81,6 +118,9 @@ def harness_batch_options(args: argparse.Namespace) -> tuple[str, dict[str, Any]
         "max_validations": args.max_validations,
         "harness_dir": str(args.harness_dir.resolve()) if args.harness_dir else None,
     }
+    if args.mlebench_agent is not None:
+        options["mlebench_agent"] = str(args.mlebench_agent.resolve())
+        options["agent_config"] = args.agent_config
     if key := args.api_key or os.environ.get("OPENAI_API_KEY"):
         options["api_key"] = key
     return HARNESS_POLICY, options
@@ -108,6 +148,8 @@ def run_harness_command(args: argparse.Namespace) -> int:
         api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
         seed=args.seed,
         time_limit=args.time_limit,
+        mlebench_agent=args.mlebench_agent,
+        agent_config=args.agent_config,
         **{k: v for k in ("task", "mlebench_dir") if (v := getattr(args, k, None)) is not None},
     )
     print_report(GradeReport(**result.report))

@@ -87,8 +87,8 @@ class HarnessResult:
     cut: bool
     seconds: float
     run_dir: Path
-    #: An MLE-bench agent's $LOGS_DIR, kept in `run_dir` within the kept-code bounds (with
-    #: its index, code.json); None in other runs.
+    #: An MLE-bench agent's $LOGS_DIR, kept in `run_dir`/agent_logs/files within the
+    #: kept-code bounds (the index beside, agent_logs/code.json); None in other runs.
     agent_logs_path: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -260,7 +260,7 @@ def run_harness(
             episode.sandbox.kill_processes()
             agent_logs = None
             if agent is not None:
-                agent_logs = run_dir / "agent_logs"
+                agent_logs = run_dir / "agent_logs" / "files"  # its index beside: code.json
                 keep_code(episode.sandbox, LOGS_DIR, agent_logs)
             output = run_dir / "harness.log"
             logs_dir = getattr(episode.sandbox, "logs_dir", None)
