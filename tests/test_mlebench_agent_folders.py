@@ -164,3 +164,69 @@ def test_the_command_line_takes_a_folder_both_ways(agents, spaceship_home, tmp_p
             log = (tmp_path / name / "harness.log").read_text()
             assert done.returncode == 0, done.stdout + done.stderr + log
             assert "touch /home/agent/agent_was_here.txt" in log and "cannot touch" not in log
+
+
+# -- SECURITY: what an agent folder brings in, and what the agent's writable home reaches ----
+
+#: A folder's start.sh that writes everywhere MLE-bench's container lets it.
+GREEDY = """\
+#!/bin/bash
+sed -i 's/MLE-bench/EDITED/' /home/instructions.txt && grep -c EDITED /home/instructions.txt
+echo changed >> /home/agent/notes.txt && echo "agent copy changed"
+ln -s /etc/passwd "$LOGS_DIR/passwd-link"; echo log > "$LOGS_DIR/own.log"
+dd if=/dev/zero of=/home/agent/big bs=1M count=24 2>&1 | grep -o "No space left on device"
+echo "dd status ${PIPESTATUS[0]}"
+"""
+
+
+def test_writable_home_changes_nothing_outside_and_is_bounded(
+    backend, agents, spaceship_home, tmp_path
+):
+    folder = tmp_path / "greedy"
+    folder.mkdir()
+    (folder / "start.sh").write_text(GREEDY)
+    (folder / "notes.txt").write_text("the agent's notes\n")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    with ScriptedLLMServer([]) as server:
+        result = run_harness(
+            ID, None, server.url, backend=backend, mlebench_agent=folder,
+            mlebench_dir=agents.parent, run_dir=tmp_path / "run", time_limit=120,
+            sandbox_options={"disk": "16m"},
+        )  # fmt: skip
+    log = result.output_path.read_text()
+    assert log.startswith("1\nagent copy changed\n"), log  # its own copies, edited
+    assert "dd status 1" in log and "No space left on device" in log, log  # bounded
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert "EDITED" not in (agents.parent / "environment" / "instructions.txt").read_text()
+    kept = result.agent_logs_path
+    assert (kept / "own.log").read_text() == "log\n"
+    assert not (kept / "passwd-link").exists()  # kept: the agent's files, never a link out
+
+
+def test_a_folder_with_a_symlink_out_is_refused(tmp_path):
+    from mle_gym.harness.mlebench_agent import AgentFolderError, load_agent, stage
+
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    (folder / "start.sh").write_text("true\n")
+    (folder / "notes.txt").symlink_to("/etc/passwd")
+    with pytest.raises(AgentFolderError, match="symlink"):
+        stage(load_agent(folder), tmp_path / "staged")
+    assert not (tmp_path / "staged" / "agent" / "notes.txt").exists()
+
+
+def test_a_folder_past_its_bounds_is_refused(tmp_path):
+    from mle_gym.harness.mlebench_agent import (
+        MAX_FOLDER_BYTES,
+        AgentFolderError,
+        load_agent,
+        stage,
+    )
+
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    (folder / "start.sh").write_text("true\n")
+    with open(folder / "weights.bin", "wb") as sparse:
+        sparse.truncate(MAX_FOLDER_BYTES + 1)
+    with pytest.raises(AgentFolderError, match="more than"):
+        stage(load_agent(folder), tmp_path / "staged")
