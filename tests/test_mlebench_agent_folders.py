@@ -174,7 +174,7 @@ GREEDY = """\
 sed -i 's/MLE-bench/EDITED/' /home/instructions.txt && grep -c EDITED /home/instructions.txt
 echo changed >> /home/agent/notes.txt && echo "agent copy changed"
 ln -s /etc/passwd "$LOGS_DIR/passwd-link"; echo log > "$LOGS_DIR/own.log"
-dd if=/dev/zero of=/home/agent/big bs=1M count=24 2>&1 | grep -o "No space left on device"
+dd if=/dev/zero of=/home/big bs=1M count=24 2>&1 | grep -o "No space left on device"
 echo "dd status ${PIPESTATUS[0]}"
 """
 
