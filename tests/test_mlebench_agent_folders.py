@@ -230,3 +230,26 @@ def test_a_folder_past_its_bounds_is_refused(tmp_path):
         sparse.truncate(MAX_FOLDER_BYTES + 1)
     with pytest.raises(AgentFolderError, match="more than"):
         stage(load_agent(folder), tmp_path / "staged")
+
+
+def test_config_yaml_is_read_as_mlebench_reads_it(agents, monkeypatch):
+    """Anchors and merge keys, kwargs in both styles, secrets from the host's environment
+    (the model key stays with the proxy), the Dockerfile's COPY lines and WORKDIR."""
+    from mle_gym.harness.mlebench_agent import load_agent
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-host-only")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "from-the-host")
+    aide = load_agent(agents / "aide", "aide/dev")
+    assert "agent.steps=8" in aide.arguments and "agent.search.debug_prob=1" in aide.arguments
+    assert aide.variables == {"TIME_LIMIT_SECS": "86400", "STEP_LIMIT": "500"}
+    assert aide.task() == "mlebench" and aide.workdir == "/home"
+    claude = load_agent(agents / "aide", "aide/claude-3-5-sonnet")
+    assert claude.variables["ANTHROPIC_API_KEY"] == "from-the-host"
+    hidden = load_agent(agents / "aide", "aide/obfuscated")
+    assert hidden.task() == "mlebench-obfuscated" and "agent.obfuscate=True" in hidden.arguments
+    assert "OBFUSCATE" not in hidden.sandbox_variables("mlebench-obfuscated")
+    mlab = load_agent(agents / "mlagentbench")
+    assert mlab.arguments[:2] == ("--llm-name", "gpt-4o-2024-08-06")
+    assert mlab.workdir == "/home/agent/MLAgentBench"
+    assert (Path("additional_notes.txt"), "/home/additional_notes.txt") in mlab.copies
+    assert (Path("start.sh"), "/home/agent") in mlab.copies

@@ -88,7 +88,7 @@ def apply_mlebench_agent(args: argparse.Namespace) -> None:
     except AgentFolderError as exc:
         raise SystemExit(f"--mlebench-agent: {exc}") from None
     args.harness = args.harness or agent.command()
-    args.task = args.task or "mlebench"
+    args.task = args.task or agent.task()
     clone = folder.resolve().parent.parent
     if args.mlebench_dir is None and (clone / "environment").is_dir():
         args.mlebench_dir = str(clone)

@@ -37,6 +37,7 @@ MAX_FOLDER_BYTES = 64 * 1024**2
 MAX_FOLDER_FILES = 5000
 #: The proxy holds the model key; the sandbox keeps the placeholder.
 _PROXY_KEY = "OPENAI_API_KEY"
+OBFUSCATE = "OBFUSCATE"
 _SECRET = re.compile(r"\$\{\{\s*secrets\.(\w+)\s*\}\}")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 #: Places under /home a folder may not write: the episode's own.
@@ -62,6 +63,23 @@ class MLEBenchAgent:
     workdir: str = DEFAULT_WORKDIR
     #: Dockerfile lines not followed (a COPY outside /home, RUN steps are never run).
     skipped: tuple[str, ...] = ()
+
+    @property
+    def obfuscated(self) -> bool:
+        """The config asks for MLE-bench's obfuscated task (its OBFUSCATE=true step moves the
+        obfuscated files over the plain ones; task="mlebench-obfuscated" shows them there)."""
+        return self.variables.get(OBFUSCATE) == "true"
+
+    def task(self) -> str:
+        """The task that matches the config."""
+        return "mlebench-obfuscated" if self.obfuscated else "mlebench"
+
+    def sandbox_variables(self, task: str) -> dict[str, str]:
+        """The config's variables for `task`: in the obfuscated task the files are already
+        where OBFUSCATE=true would move them (into the read-only /home/data), so it is left
+        out and the agent's start.sh skips that step."""
+        drop = task == "mlebench-obfuscated"
+        return {k: v for k, v in self.variables.items() if not (drop and k == OBFUSCATE)}
 
     def command(self) -> str:
         """What MLE-bench's runner runs, from the Dockerfile's working directory."""

@@ -251,7 +251,8 @@ def run_harness(
             episode.start(binds, writable_home=mlebench)
             proxy.validate = episode.check_submission
             deadline = time.monotonic() + episode.time_limit
-            extra = {**_mlebench_variables(agent, mlebench, harness_dir), **(env or {})}
+            variables = _mlebench_variables(agent, env_kwargs.get("task"), harness_dir)
+            extra = {**variables, **(env or {})}
             exit_code, cut = _run_in_sandbox(
                 episode, proxy, argv, port, harness_dir is not None, extra, deadline,
                 agent is not None,
@@ -357,7 +358,7 @@ def _mlebench_agent(
             return None
         return load_agent(harness_dir, agent_config)
     agent = load_agent(folder, agent_config)
-    env_kwargs.setdefault("task", "mlebench")
+    env_kwargs.setdefault("task", agent.task())
     clone = Path(folder).resolve().parent.parent
     if "mlebench_dir" not in env_kwargs and (clone / "environment").is_dir():
         env_kwargs["mlebench_dir"] = str(clone)
@@ -365,11 +366,11 @@ def _mlebench_agent(
 
 
 def _mlebench_variables(
-    agent: MLEBenchAgent | None, mlebench: bool, harness_dir: str | Path | None
+    agent: MLEBenchAgent | None, task: str | None, harness_dir: str | Path | None
 ) -> dict[str, str]:
     """MLE-bench's agent variables (agents/run.py and the agent's config.yaml)."""
-    if agent is not None:
-        return {"AGENT_DIR": AGENT_DIR, "LOGS_DIR": LOGS_DIR, **agent.variables}
-    if mlebench and harness_dir is not None:
+    if agent is not None and task is not None:
+        return {"AGENT_DIR": AGENT_DIR, "LOGS_DIR": LOGS_DIR, **agent.sandbox_variables(task)}
+    if task not in (None, "mle_gym") and harness_dir is not None:
         return {"AGENT_DIR": HARNESS_DIR}
     return {}
