@@ -119,6 +119,7 @@ def test_dummy_runs_unchanged_to_a_graded_submission(backend, agents, spaceship_
     assert result.report["valid_submission"]
     assert result.report["score"] == pytest.approx(_sample_score())
     assert (result.agent_logs_path / "run.log").is_file()
+    assert (result.run_dir / "code" / "files" / "code.py").is_file()  # $CODE_DIR, kept
 
 
 def test_aide_start_sh_reaches_its_program(backend, agents, stand_ins, spaceship_home, tmp_path):

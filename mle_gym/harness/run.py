@@ -261,8 +261,10 @@ def run_harness(
             episode.sandbox.kill_processes()
             agent_logs = None
             if agent is not None:
+                # what MLE-bench's runner copies out besides the submission, bounded
                 agent_logs = run_dir / "agent_logs" / "files"  # its index beside: code.json
                 keep_code(episode.sandbox, LOGS_DIR, agent_logs)
+                episode.keep_code(run_dir / "code" / "files")
             output = run_dir / "harness.log"
             logs_dir = getattr(episode.sandbox, "logs_dir", None)
             if logs_dir is not None and (logs_dir / "harness.log").is_file():
