@@ -5,7 +5,9 @@ Before the sandbox starts: MLE-bench's text (from the user's checkout) is writte
 directory of this process's own and shown at /home/instructions.txt,
 /home/validate_submission.sh and /home/data/description.md (beside the public data, which
 is not touched), and the host side of the endpoint listens on a unix socket. Once the
-sandbox runs: only its agent may connect, and the relay starts on 127.0.0.1:5000.
+sandbox runs: only its agent may connect, and the relay starts on 127.0.0.1:5000. With a
+writable /home (an MLE-bench agent folder, mle_gym.harness) the instructions are instead
+copied into it then, as the agent's own to edit.
 """
 
 from __future__ import annotations
