@@ -257,3 +257,68 @@ def test_config_yaml_is_read_as_mlebench_reads_it(agents, monkeypatch):
     assert mlab.workdir == "/home/agent/MLAgentBench"
     assert (Path("additional_notes.txt"), "/home/additional_notes.txt") in mlab.copies
     assert (Path("start.sh"), "/home/agent") in mlab.copies
+
+
+def _wheel(directory: Path) -> None:
+    """A one-module wheel with a console script, made here: the test needs no index."""
+    import base64
+    import hashlib
+    import zipfile
+
+    info = "standin_agent-1.0.dist-info"
+    files = {
+        "standin_agent/__init__.py": "def main():\n    print('stand-in agent, from its wheel')\n",
+        f"{info}/METADATA": "Metadata-Version: 2.1\nName: standin-agent\nVersion: 1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+        f"{info}/entry_points.txt": "[console_scripts]\nstandin-agent = standin_agent:main\n",
+    }
+    record = []
+    with zipfile.ZipFile(directory / "standin_agent-1.0-py3-none-any.whl", "w") as wheel:
+        for name, text in files.items():
+            wheel.writestr(name, text)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest())
+            record.append(f"{name},sha256={digest.decode().rstrip('=')},{len(text)}")
+        wheel.writestr(f"{info}/RECORD", "\n".join([*record, f"{info}/RECORD,,"]) + "\n")
+
+
+def test_requirements_are_built_offline_for_both_backends(
+    backend, agents, spaceship_home, tmp_path
+):
+    folder, wheels = tmp_path / "agent", tmp_path / "wheels"
+    folder.mkdir()
+    wheels.mkdir()
+    _wheel(wheels)
+    (folder / "requirements.txt").write_text("# what the agent needs\nstandin-agent==1.0\n")
+    (folder / "start.sh").write_text(
+        'eval "$(conda shell.bash hook)"\nconda activate agent\nstandin-agent\n'
+        'cp /home/data/sample_submission.csv "$SUBMISSION_DIR/submission.csv"\n'
+    )
+    with ScriptedLLMServer([]) as server:
+        result = run_harness(
+            ID, None, server.url, backend=backend, mlebench_agent=folder,
+            mlebench_dir=agents.parent, agent_wheels=wheels, run_dir=tmp_path / "run",
+            time_limit=120,
+        )  # fmt: skip
+    log = result.output_path.read_text()
+    assert "stand-in agent, from its wheel" in log, log
+    assert result.report["valid_submission"]
+    scripts = [p / "bin" / "standin-agent" for p in (spaceship_home / "agent-envs").iterdir()]
+    assert scripts and all(s.read_text().startswith("#!/usr/bin/env python3\n") for s in scripts)
+
+
+def test_requirements_are_built_once(tmp_path):
+    from mle_gym.harness.agent_requirements import build_requirements
+
+    folder, wheels = tmp_path / "agent", tmp_path / "wheels"
+    folder.mkdir()
+    wheels.mkdir()
+    _wheel(wheels)
+    (folder / "requirements.txt").write_text("standin-agent==1.0\n")
+    built = build_requirements(folder, wheels, home=tmp_path / "home")
+    assert built is not None and (built / "standin_agent" / "__init__.py").is_file()
+    for wheel in wheels.iterdir():
+        wheel.unlink()  # a second build would fail now
+    assert build_requirements(folder, wheels, home=tmp_path / "home") == built
+    (folder / "requirements.txt").write_text("# nothing\n")
+    assert build_requirements(folder, wheels, home=tmp_path / "home") is None

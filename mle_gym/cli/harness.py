@@ -70,6 +70,20 @@ def add_harness_options(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="the agent of the folder's config.yaml, e.g. aide/dev (default: the folder's name)",
     )
+    group.add_argument(
+        "--agent-requirements",
+        dest="agent_requirements",
+        action="store_true",
+        help="install the folder's requirements.txt once (under $MLE_GYM_HOME/agent-envs) "
+        "and show it as the harness directory",
+    )
+    group.add_argument(
+        "--agent-wheels",
+        dest="agent_wheels",
+        type=Path,
+        metavar="DIR",
+        help="with --agent-requirements: install from this directory of wheels only, offline",
+    )
 
 
 def apply_mlebench_agent(args: argparse.Namespace) -> None:
@@ -80,9 +94,15 @@ def apply_mlebench_agent(args: argparse.Namespace) -> None:
 
     folder = getattr(args, "mlebench_agent", None)
     if folder is None:
-        if getattr(args, "agent_config", None) is not None:
-            raise SystemExit("--agent-config goes with --mlebench-agent DIR")
+        for option in ("agent_config", "agent_requirements", "agent_wheels"):
+            if getattr(args, option, None):
+                name = option.replace("_", "-")
+                raise SystemExit(f"--{name} goes with --mlebench-agent DIR")
         return
+    if args.agent_wheels is not None:
+        args.agent_requirements = True
+    if args.agent_requirements and args.harness_dir is not None:
+        raise SystemExit("--agent-requirements builds the harness directory: drop --harness-dir")
     try:
         agent = load_agent(folder, args.agent_config)
     except AgentFolderError as exc:
@@ -121,6 +141,8 @@ def harness_batch_options(args: argparse.Namespace) -> tuple[str, dict[str, Any]
     if args.mlebench_agent is not None:
         options["mlebench_agent"] = str(args.mlebench_agent.resolve())
         options["agent_config"] = args.agent_config
+        options["agent_requirements"] = args.agent_requirements
+        options["agent_wheels"] = str(args.agent_wheels.resolve()) if args.agent_wheels else None
     if key := args.api_key or os.environ.get("OPENAI_API_KEY"):
         options["api_key"] = key
     return HARNESS_POLICY, options
@@ -150,6 +172,8 @@ def run_harness_command(args: argparse.Namespace) -> int:
         time_limit=args.time_limit,
         mlebench_agent=args.mlebench_agent,
         agent_config=args.agent_config,
+        agent_requirements=args.agent_requirements,
+        agent_wheels=args.agent_wheels,
         **{k: v for k in ("task", "mlebench_dir") if (v := getattr(args, k, None)) is not None},
     )
     print_report(GradeReport(**result.report))

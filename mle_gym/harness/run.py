@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.envs.kept_code import keep_code
+from mle_gym.harness.agent_requirements import build_requirements
 from mle_gym.harness.conda_shim import write_tools
 from mle_gym.harness.mlebench_agent import (
     AGENT_DIR,
@@ -176,6 +177,8 @@ def run_harness(
     port: int = RELAY_PORT,
     mlebench_agent: str | Path | None = None,
     agent_config: str | None = None,
+    agent_requirements: bool = False,
+    agent_wheels: str | Path | None = None,
     **env_kwargs: Any,
 ) -> HarnessResult:
     """Run `command` (a shell command line, or an argv list) inside a fresh episode's
@@ -193,6 +196,9 @@ def run_harness(
     of its config.yaml; the task defaults to "mlebench", read from the clone the folder is
     in). With task="mlebench..." and `harness_dir` but no `mlebench_agent`, `harness_dir` is
     taken as the agent folder too (docs/harness.md, "Agents written for MLE-bench").
+    `agent_requirements` (or `agent_wheels`, a directory of wheels to install from, offline):
+    the folder's requirements.txt, installed once (harness/agent_requirements.py), is the
+    harness directory.
     """
     import gymnasium as gym
 
@@ -207,6 +213,10 @@ def run_harness(
         raise ValueError(f"harness_dir is not a directory: {harness_dir}")
     check_endpoint(model_endpoint)
     agent = _mlebench_agent(mlebench_agent, agent_config, harness_dir, env_kwargs)
+    if agent is not None and (agent_requirements or agent_wheels is not None):
+        if harness_dir is not None and mlebench_agent is not None:
+            raise ValueError("give the agent's requirements or a harness_dir, not both")
+        harness_dir = build_requirements(agent.folder, agent_wheels) or harness_dir
     if command is None:
         if agent is None:
             raise ValueError("a harness run needs a command (or an MLE-bench agent folder)")
