@@ -253,7 +253,7 @@ class _Budget:
             raise AgentFolderError(
                 f"the agent folder brings more than {MAX_FOLDER_FILES} files or "
                 f"{MAX_FOLDER_BYTES // 1024**2} MiB (at {path}): what it needs installed "
-                "goes in --harness-dir, not in the folder"
+                "goes in its requirements.txt or --harness-dir, not in the folder"
             )
 
 
