@@ -150,24 +150,35 @@ def test_mlagentbench_start_sh_reaches_its_program(
 
 
 def test_the_command_line_takes_a_folder_both_ways(agents, spaceship_home, tmp_path):
-    """`--mlebench-agent DIR`, and the older `--task mlebench --harness ... --harness-dir`."""
+    """`--mlebench-agent DIR` as a batch (run again: resumed, nothing re-run), and the older
+    `--task mlebench --harness ... --harness-dir` as one episode."""
     require_bwrap()
     checkout = agents.parent
     ways = {
-        "folder": ["--mlebench-agent", str(agents / "dummy")],
+        "folder": ["--mlebench-agent", str(agents / "dummy"), "--seeds", "1"],
         "harness": ["--task", "mlebench", "--mlebench-dir", str(checkout), "--harness",
                     'bash "$AGENT_DIR/start.sh"', "--harness-dir", str(agents / "dummy")],
     }  # fmt: skip
+    logs = {
+        "folder": tmp_path / "folder/episodes" / ID / "seed-0/harness/harness.log",
+        "harness": tmp_path / "harness/harness.log",
+    }
+
+    def run(name: str, endpoint: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "mle_gym.cli", "run", ID, *ways[name], "--model-endpoint",
+             endpoint, "--run-dir", str(tmp_path / name), "--time-limit", "300"],
+            capture_output=True, text=True, timeout=300, cwd=REPO,
+        )  # fmt: skip
+
     with ScriptedLLMServer([]) as server:
-        for name, options in ways.items():
-            done = subprocess.run(
-                [sys.executable, "-m", "mle_gym.cli", "run", ID, *options, "--model-endpoint",
-                 server.url, "--run-dir", str(tmp_path / name), "--time-limit", "300"],
-                capture_output=True, text=True, timeout=300, cwd=REPO,
-            )  # fmt: skip
-            log = (tmp_path / name / "harness.log").read_text()
+        for name in ways:
+            done = run(name, server.url)
+            log = logs[name].read_text() if logs[name].is_file() else ""
             assert done.returncode == 0, done.stdout + done.stderr + log
             assert "touch /home/agent/agent_was_here.txt" in log and "cannot touch" not in log
+        again = run("folder", server.url)
+    assert again.returncode == 0 and "0 episode(s) run, 1 already done" in again.stdout
 
 
 # -- SECURITY: what an agent folder brings in, and what the agent's writable home reaches ----
