@@ -245,6 +245,10 @@ def test_a_folder_past_its_bounds_is_refused(tmp_path):
         sparse.truncate(MAX_FOLDER_BYTES + 1)
     with pytest.raises(AgentFolderError, match="more than"):
         stage(load_agent(folder), tmp_path / "staged")
+    (folder / "weights.bin").unlink()
+    (folder / "/".join(["d"] * 40)).mkdir(parents=True)  # deep, though empty
+    with pytest.raises(AgentFolderError, match="levels deep"):
+        stage(load_agent(folder), tmp_path / "staged-again")
 
 
 def test_config_yaml_is_read_as_mlebench_reads_it(agents, monkeypatch):

@@ -35,6 +35,7 @@ STAGE_DIR = "/opt/mle-gym-agent"
 #: Bounds on what a folder may bring into the sandbox.
 MAX_FOLDER_BYTES = 64 * 1024**2
 MAX_FOLDER_FILES = 5000
+MAX_FOLDER_DEPTH = 32
 #: The proxy holds the model key; the sandbox keeps the placeholder.
 _PROXY_KEY = "OPENAI_API_KEY"
 OBFUSCATE = "OBFUSCATE"
@@ -220,7 +221,8 @@ def stage(agent: MLEBenchAgent, home: Path) -> None:
     """Lay out under `home` (a new host directory, shown read-only at STAGE_DIR) what the
     agent's Dockerfile puts under /home, as Docker's COPY does (a directory's contents into
     the destination). Refused: a source outside the folder, a symlink or special file, more
-    than MAX_FOLDER_FILES files or MAX_FOLDER_BYTES bytes."""
+    than MAX_FOLDER_FILES files and directories, MAX_FOLDER_BYTES bytes or MAX_FOLDER_DEPTH
+    levels."""
     folder = agent.folder.resolve()
     budget = _Budget()
     (home / AGENT_DIR.removeprefix("/home/")).mkdir(parents=True, exist_ok=True)
@@ -251,18 +253,21 @@ class _Budget:
         self.bytes += size
         if self.files > MAX_FOLDER_FILES or self.bytes > MAX_FOLDER_BYTES:
             raise AgentFolderError(
-                f"the agent folder brings more than {MAX_FOLDER_FILES} files or "
+                f"the agent folder brings more than {MAX_FOLDER_FILES} files and folders or "
                 f"{MAX_FOLDER_BYTES // 1024**2} MiB (at {path}): what it needs installed "
                 "goes in its requirements.txt or --harness-dir, not in the folder"
             )
 
 
-def _copy_tree(origin: Path, target: Path, budget: _Budget) -> None:
+def _copy_tree(origin: Path, target: Path, budget: _Budget, depth: int = 0) -> None:
+    if depth > MAX_FOLDER_DEPTH:
+        raise AgentFolderError(f"{origin} is nested more than {MAX_FOLDER_DEPTH} levels deep")
+    budget.take(origin, 0)  # directories count as files
     target.mkdir(parents=True, exist_ok=True)
     for entry in sorted(origin.iterdir()):
         mode = entry.lstat().st_mode
         if stat.S_ISDIR(mode):
-            _copy_tree(entry, target / entry.name, budget)
+            _copy_tree(entry, target / entry.name, budget, depth + 1)
         else:
             _copy_file(entry, target / entry.name, budget)
 
