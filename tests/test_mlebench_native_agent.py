@@ -70,7 +70,7 @@ def test_native_agent_runs_unchanged_and_is_graded(
         )
     output = result.output_path.read_text()
     assert result.exit_code == 0, output
-    assert f"competition {ID}, " in output and "agent in /opt/harness" in output
+    assert f"competition {ID}, " in output and "agent in /home/agent" in output
     assert json.loads(output.strip().splitlines()[-1]) == {"result": "Submission is valid."}
     assert result.report["valid_submission"] and result.report["score"] is not None
     assert result.requests == 0 and server.requests == []

@@ -71,8 +71,10 @@ BATCH_OPTIONS = (
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from mle_gym.cli.harness import apply_mlebench_agent
     from mle_gym.competitions import get_competition
 
+    apply_mlebench_agent(args)
     # a harness episode takes --run-dir for itself; a policy episode with one is a batch
     options = [n for n in BATCH_OPTIONS if args.harness is None or n != "run_dir"]
     batch = (

@@ -55,6 +55,63 @@ def add_harness_options(parser: argparse.ArgumentParser) -> None:
         help="a directory shown read-only at /opt/harness (bin/ on PATH, itself on "
         "PYTHONPATH), e.g. from `pip install --target DIR ...`",
     )
+    group.add_argument(
+        "--mlebench-agent",
+        dest="mlebench_agent",
+        type=Path,
+        metavar="DIR",
+        help="an agent folder of an MLE-bench clone (agents/<name>: config.yaml, Dockerfile, "
+        "start.sh), run as MLE-bench's runner runs it, in --task mlebench (the default then) "
+        "read from that clone",
+    )
+    group.add_argument(
+        "--agent-config",
+        dest="agent_config",
+        metavar="ID",
+        help="the agent of the folder's config.yaml, e.g. aide/dev (default: the folder's name)",
+    )
+    group.add_argument(
+        "--agent-requirements",
+        dest="agent_requirements",
+        action="store_true",
+        help="install the folder's requirements.txt once (under $MLE_GYM_HOME/agent-envs) "
+        "and show it as the harness directory",
+    )
+    group.add_argument(
+        "--agent-wheels",
+        dest="agent_wheels",
+        type=Path,
+        metavar="DIR",
+        help="with --agent-requirements: install from this directory of wheels only, offline",
+    )
+
+
+def apply_mlebench_agent(args: argparse.Namespace) -> None:
+    """With --mlebench-agent: the harness command is the agent's start.sh with its config's
+    arguments, and the task MLE-bench's (from the clone the folder is in) unless given, so
+    single runs, batches and their records all name them."""
+    from mle_gym.harness.mlebench_agent import AgentFolderError, load_agent
+
+    folder = getattr(args, "mlebench_agent", None)
+    if folder is None:
+        for option in ("agent_config", "agent_requirements", "agent_wheels"):
+            if getattr(args, option, None):
+                name = option.replace("_", "-")
+                raise SystemExit(f"--{name} goes with --mlebench-agent DIR")
+        return
+    if args.agent_wheels is not None:
+        args.agent_requirements = True
+    if args.agent_requirements and args.harness_dir is not None:
+        raise SystemExit("--agent-requirements builds the harness directory: drop --harness-dir")
+    try:
+        agent = load_agent(folder, args.agent_config)
+    except AgentFolderError as exc:
+        raise SystemExit(f"--mlebench-agent: {exc}") from None
+    args.harness = args.harness or agent.command()
+    args.task = args.task or agent.task()
+    clone = folder.resolve().parent.parent
+    if args.mlebench_dir is None and (clone / "environment").is_dir():
+        args.mlebench_dir = str(clone)
 
 
 def _endpoint(args: argparse.Namespace) -> str:
@@ -81,6 +138,11 @@ def harness_batch_options(args: argparse.Namespace) -> tuple[str, dict[str, Any]
         "max_validations": args.max_validations,
         "harness_dir": str(args.harness_dir.resolve()) if args.harness_dir else None,
     }
+    if args.mlebench_agent is not None:
+        options["mlebench_agent"] = str(args.mlebench_agent.resolve())
+        options["agent_config"] = args.agent_config
+        options["agent_requirements"] = args.agent_requirements
+        options["agent_wheels"] = str(args.agent_wheels.resolve()) if args.agent_wheels else None
     if key := args.api_key or os.environ.get("OPENAI_API_KEY"):
         options["api_key"] = key
     return HARNESS_POLICY, options
@@ -108,6 +170,10 @@ def run_harness_command(args: argparse.Namespace) -> int:
         api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
         seed=args.seed,
         time_limit=args.time_limit,
+        mlebench_agent=args.mlebench_agent,
+        agent_config=args.agent_config,
+        agent_requirements=args.agent_requirements,
+        agent_wheels=args.agent_wheels,
         **{k: v for k in ("task", "mlebench_dir") if (v := getattr(args, k, None)) is not None},
     )
     print_report(GradeReport(**result.report))

@@ -213,15 +213,16 @@ class CompetitionEnv(gym.Env):
         first = opening(manual, task) if self.observation_format == "messages" else None
         return first or self._last_observation, self._info(exit_code=None, timed_out=False)
 
-    def start(self, binds: Sequence[ReadOnlyBind] = ()) -> None:
+    def start(self, binds: Sequence[ReadOnlyBind] = (), writable_home: bool = False) -> None:
         """Start the episode's sandbox now, rather than on the first step (a no-op once
         started). The wall-clock budget counts from here. `binds`: host directories the
-        sandbox also sees, read-only (a harness and its model route: mle_gym.harness)."""
+        sandbox also sees, read-only (a harness and its model route: mle_gym.harness).
+        `writable_home`: /home is the agent's, as in MLE-bench's container, and MLE-bench's
+        instructions there are the agent's own copies (task="mlebench...")."""
         if self._pending is None:
             return
         spec, self._pending = self._pending, None
-        if binds:
-            spec = replace(spec, binds=(*spec.binds, *binds))
+        spec = replace(spec, binds=(*spec.binds, *binds), writable_home=writable_home)
         self._host_dir = owned_dir("host")
         warm_up()  # the grader's imports, before the clock: not the agent's time
         if self.network_policy is not None:
@@ -235,7 +236,9 @@ class CompetitionEnv(gym.Env):
             self._mlebench_setup = MLEBenchSetup(
                 self.mlebench, {"check_file": self.check_file, "max_bytes": self._submission_cap()}
             )
-            more_binds, files = self._mlebench_setup.mounts(self.sandbox.paths.data)
+            more_binds, files = self._mlebench_setup.mounts(
+                self.sandbox.paths.data, copy_home=writable_home
+            )
             spec = replace(spec, binds=(*spec.binds, *more_binds), files=(*spec.files, *files))
         if self._snapshot_bounds is not None:
             suffix = Path(self.competition.submission.filename).suffix

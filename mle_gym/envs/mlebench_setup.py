@@ -5,7 +5,9 @@ Before the sandbox starts: MLE-bench's text (from the user's checkout) is writte
 directory of this process's own and shown at /home/instructions.txt,
 /home/validate_submission.sh and /home/data/description.md (beside the public data, which
 is not touched), and the host side of the endpoint listens on a unix socket. Once the
-sandbox runs: only its agent may connect, and the relay starts on 127.0.0.1:5000.
+sandbox runs: only its agent may connect, and the relay starts on 127.0.0.1:5000. With a
+writable /home (an MLE-bench agent folder, mle_gym.harness) the instructions are instead
+copied into it then, as the agent's own to edit.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from mle_gym.sandbox.scratch import owned_dir
 
 #: Inside the sandbox: the relay script and the endpoint's socket.
 ENDPOINT_DIR = "/opt/mle-gym-grading"
+#: Inside the sandbox, with a writable /home: the instructions copied into it at the start.
+HOME_COPY_DIR = "/opt/mle-gym-home"
 _SOCKET = "grading.sock"
 _START_TIMEOUT = 60.0
 
@@ -55,20 +59,36 @@ class MLEBenchSetup:
         self._files_dir = owned_dir("mlebench-files")
         self._endpoint_dir = owned_dir("mlebench-endpoint")
         self._upload_dir = owned_dir("mlebench-upload")
+        self._copy_home = False
         self.endpoint = GradingEndpoint(
             self._endpoint_dir / _SOCKET, self._upload_dir, **endpoint_options
         )
 
-    def mounts(self, data_dir: str) -> tuple[list[ReadOnlyBind], list[ReadOnlyFile]]:
-        """Write the files, start the endpoint; what the sandbox must show."""
+    def mounts(
+        self, data_dir: str, copy_home: bool = False
+    ) -> tuple[list[ReadOnlyBind], list[ReadOnlyFile]]:
+        """Write the files, start the endpoint; what the sandbox must show. `copy_home`:
+        the instructions are not shown read-only but copied into the (writable) /home by
+        `connect`, so that an agent may edit them as MLE-bench's do."""
         task = self.task
+        instructions = {INSTRUCTIONS_PATH: task.instructions}
+        if task.other_instructions is not None:
+            instructions[OBFUSCATED_INSTRUCTIONS_PATH] = task.other_instructions
         shown = {
-            INSTRUCTIONS_PATH: task.instructions,
             f"{data_dir}/{DESCRIPTION_NAME}": task.description,
             VALIDATE_SCRIPT_PATH: task.validate_script,
         }
-        if task.other_instructions is not None:
-            shown[OBFUSCATED_INSTRUCTIONS_PATH] = task.other_instructions
+        binds = [ReadOnlyBind(self._endpoint_dir, ENDPOINT_DIR)]
+        if copy_home:
+            home = self._files_dir / "home"
+            home.mkdir(mode=0o755)
+            for target, text in instructions.items():
+                (home / Path(target).name).write_text(text, encoding="utf-8")
+                (home / Path(target).name).chmod(0o644)
+            binds.append(ReadOnlyBind(home, HOME_COPY_DIR))
+            self._copy_home = True
+        else:
+            shown.update(instructions)
         files = []
         for index, (target, text) in enumerate(shown.items()):
             source = self._files_dir / f"{index}-{Path(target).name}"
@@ -79,7 +99,7 @@ class MLEBenchSetup:
 
         shutil.copyfile(relay.__file__, self._endpoint_dir / "relay.py")
         self.endpoint.start()
-        return [ReadOnlyBind(self._endpoint_dir, ENDPOINT_DIR)], files
+        return binds, files
 
     def connect(self, sandbox: Sandbox) -> None:
         """Let the sandbox's agent (and nobody else) reach the endpoint, and start the relay
@@ -95,6 +115,9 @@ class MLEBenchSetup:
             f"python3 -I {ENDPOINT_DIR}/relay.py 127.0.0.1 {VALIDATION_PORT} "
             f"{ENDPOINT_DIR}/{_SOCKET} 2>&1"
         )
+        if self._copy_home:  # once: later shells find them where the agent left them
+            self._copy_home = False
+            relay = f"cp -R {HOME_COPY_DIR}/. /home/ && {{ {relay}; }}"
         started = sandbox.run(relay, _START_TIMEOUT)
         if started.exit_code != 0:
             raise SandboxError(

@@ -24,6 +24,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from mle_gym.envs.kept_code import keep_code
+from mle_gym.harness.agent_requirements import build_requirements
+from mle_gym.harness.conda_shim import write_tools
+from mle_gym.harness.mlebench_agent import (
+    AGENT_DIR,
+    LOGS_DIR,
+    STAGE_DIR,
+    MLEBenchAgent,
+    load_agent,
+    stage,
+)
 from mle_gym.harness.proxy import MAX_VALIDATIONS, VALIDATE_PATH, ModelProxy, check_endpoint
 from mle_gym.sandbox import socket_relay as relay
 from mle_gym.sandbox.socket_peers import restrict_to, sandbox_peers
@@ -77,6 +88,9 @@ class HarnessResult:
     cut: bool
     seconds: float
     run_dir: Path
+    #: An MLE-bench agent's $LOGS_DIR, kept in `run_dir`/agent_logs/files within the
+    #: kept-code bounds (the index beside, agent_logs/code.json); None in other runs.
+    agent_logs_path: Path | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: str(v) if isinstance(v, Path) else v for k, v in asdict(self).items()}
@@ -111,8 +125,9 @@ def _exports(variables: Mapping[str, str]) -> str:
     """`export` lines; only PATH may expand (its own $PATH)."""
     lines = []
     for name, value in variables.items():
-        if name == "PATH" and value.endswith(":$PATH"):
-            quoted = f'{shlex.quote(value.removesuffix(":$PATH"))}:"$PATH"'
+        if name == "PATH" and "$PATH" in value:
+            parts = value.split("$PATH")
+            quoted = '"$PATH"'.join(shlex.quote(part) if part else "" for part in parts)
         else:
             quoted = shlex.quote(value)
         lines.append(f"export {name}={quoted}")
@@ -146,7 +161,7 @@ def _default_run_dir(competition_id: str) -> Path:
 
 def run_harness(
     competition_id: str,
-    command: str | Sequence[str],
+    command: str | Sequence[str] | None,
     model_endpoint: str,
     *,
     backend: str = "local",
@@ -160,6 +175,10 @@ def run_harness(
     api_key: str | None = None,
     seed: int = 0,
     port: int = RELAY_PORT,
+    mlebench_agent: str | Path | None = None,
+    agent_config: str | None = None,
+    agent_requirements: bool = False,
+    agent_wheels: str | Path | None = None,
     **env_kwargs: Any,
 ) -> HarnessResult:
     """Run `command` (a shell command line, or an argv list) inside a fresh episode's
@@ -171,6 +190,15 @@ def run_harness(
     only sees a placeholder); `env` adds variables; `harness_dir` is mounted read-only at
     /opt/harness; the rest (`sandbox_options`, ...) goes to `gym.make`. The proxy's log, the
     harness's output, the graded submission and `result.json` are written to `run_dir`.
+
+    `mlebench_agent`: an agent folder laid out as MLE-bench's (`agents/<name>`), run as
+    MLE-bench's runner runs it (`command` may then be None; `agent_config` picks the entry
+    of its config.yaml; the task defaults to "mlebench", read from the clone the folder is
+    in). With task="mlebench..." and `harness_dir` but no `mlebench_agent`, `harness_dir` is
+    taken as the agent folder too (docs/harness.md, "Agents written for MLE-bench").
+    `agent_requirements` (or `agent_wheels`, a directory of wheels to install from, offline):
+    the folder's requirements.txt, installed once (harness/agent_requirements.py), is the
+    harness directory.
     """
     import gymnasium as gym
 
@@ -185,6 +213,15 @@ def run_harness(
     if harness_dir is not None and not Path(harness_dir).is_dir():
         raise ValueError(f"harness_dir is not a directory: {harness_dir}")
     check_endpoint(model_endpoint)
+    agent = _mlebench_agent(mlebench_agent, agent_config, harness_dir, env_kwargs)
+    if agent is not None and (agent_requirements or agent_wheels is not None):
+        if harness_dir is not None and mlebench_agent is not None:
+            raise ValueError("give the agent's requirements or a harness_dir, not both")
+        harness_dir = build_requirements(agent.folder, agent_wheels) or harness_dir
+    if command is None:
+        if agent is None:
+            raise ValueError("a harness run needs a command (or an MLE-bench agent folder)")
+        command = agent.command()
     argv = command if isinstance(command, str) else shlex.join(command)
     run_dir = Path(run_dir) if run_dir is not None else _default_run_dir(competition_id)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -192,6 +229,8 @@ def run_harness(
         env_kwargs["time_limit"] = time_limit
     started = time.monotonic()
     plumbing = owned_dir("proxy")  # 0700 until `peers.restrict_to` lets the agent in
+    staged = owned_dir("mlebench-agent") if agent is not None else None
+    mlebench = env_kwargs.get("task", "mle_gym") != "mle_gym"
     try:
         shutil.copyfile(relay.__file__, plumbing / "relay.py")
         (plumbing / "python").mkdir(mode=0o755)
@@ -199,6 +238,11 @@ def run_harness(
         binds = [ReadOnlyBind(plumbing, PROXY_DIR)]
         if harness_dir is not None:
             binds.append(ReadOnlyBind(Path(harness_dir), HARNESS_DIR))
+        if mlebench:
+            write_tools(plumbing / "bin")
+        if agent is not None and staged is not None:
+            stage(agent, staged / "home")
+            binds.append(ReadOnlyBind(staged / "home", STAGE_DIR))
         proxy = ModelProxy(
             model_endpoint,
             plumbing / _SOCKET,
@@ -215,14 +259,23 @@ def run_harness(
         ):
             gym_env.reset(seed=seed)
             episode = gym_env.unwrapped
-            episode.start(binds)
+            episode.start(binds, writable_home=mlebench)
             proxy.validate = episode.check_submission
             deadline = time.monotonic() + episode.time_limit
+            variables = _mlebench_variables(agent, env_kwargs.get("task"), harness_dir)
+            extra = {**variables, **(env or {})}
             exit_code, cut = _run_in_sandbox(
-                episode, proxy, argv, port, harness_dir is not None, env, deadline
-            )
+                episode, proxy, argv, port, harness_dir is not None, extra, deadline,
+                agent is not None,
+            )  # fmt: skip
             proxy.close()  # no more model calls, whatever is still running
             episode.sandbox.kill_processes()
+            agent_logs = None
+            if agent is not None:
+                # what MLE-bench's runner copies out besides the submission, bounded
+                agent_logs = run_dir / "agent_logs" / "files"  # its index beside: code.json
+                keep_code(episode.sandbox, LOGS_DIR, agent_logs)
+                episode.keep_code(run_dir / "code" / "files")
             output = run_dir / "harness.log"
             logs_dir = getattr(episode.sandbox, "logs_dir", None)
             if logs_dir is not None and (logs_dir / "harness.log").is_file():
@@ -234,6 +287,8 @@ def run_harness(
                 shutil.copyfile(graded, submission)
     finally:
         shutil.rmtree(plumbing, ignore_errors=True)
+        if staged is not None:
+            shutil.rmtree(staged, ignore_errors=True)
     result = HarnessResult(
         competition_id=competition_id,
         reward=float(reward),
@@ -248,6 +303,7 @@ def run_harness(
         cut=cut,
         seconds=time.monotonic() - started,
         run_dir=run_dir,
+        agent_logs_path=agent_logs,
     )
     (run_dir / "result.json").write_text(json.dumps(result.to_dict(), indent=2) + "\n")
     return result
@@ -261,6 +317,7 @@ def _run_in_sandbox(
     harness_dir: bool,
     extra: Mapping[str, str] | None,
     deadline: float,
+    agent_folder: bool = False,
 ) -> tuple[int | None, bool]:
     """Write the task, start the relay, let the sandbox's agent (and no one else) reach
     the proxy, run the harness until it exits or the deadline."""
@@ -281,9 +338,15 @@ def _run_in_sandbox(
     if started.exit_code != 0:
         raise HarnessError(f"the model relay did not start in the sandbox: {started.output}")
     variables = harness_variables(port, task, harness_dir, extra)
-    if episode.mlebench is not None and harness_dir:  # MLE-bench's agents live in AGENT_DIR
-        variables.setdefault("AGENT_DIR", HARNESS_DIR)
+    if episode.mlebench is not None:  # conda's stand-in, after the sandbox's own programs
+        variables["PATH"] = f"{variables.get('PATH', '$PATH')}:{PROXY_DIR}/bin"
     sandbox.run(_exports(variables), _RELAY_START_TIMEOUT)
+    if agent_folder:  # the agent's own copy of its files, as its image had them
+        copied = sandbox.run(
+            f"{{ cp -R {STAGE_DIR}/. /home/ && mkdir -p {LOGS_DIR}; }} 2>&1", _RELAY_START_TIMEOUT
+        )
+        if copied.exit_code != 0:
+            raise HarnessError(f"the agent folder could not be copied in: {copied.output}")
     remaining = max(1.0, deadline - time.monotonic())
     result = sandbox.run(
         f"( cd {shlex.quote(paths.code)} && {command}\n)",
@@ -292,3 +355,35 @@ def _run_in_sandbox(
         log_name="harness.log",
     )
     return result.exit_code, result.timed_out
+
+
+def _mlebench_agent(
+    folder: str | Path | None,
+    agent_config: str | None,
+    harness_dir: str | Path | None,
+    env_kwargs: dict[str, Any],
+) -> MLEBenchAgent | None:
+    """The MLE-bench agent folder of this run, if any; with one given, the task defaults to
+    MLE-bench's, read from the clone the folder lies in."""
+    if folder is None:
+        mlebench = env_kwargs.get("task", "mle_gym") != "mle_gym"
+        if not mlebench or harness_dir is None or not (Path(harness_dir) / "start.sh").is_file():
+            return None
+        return load_agent(harness_dir, agent_config)
+    agent = load_agent(folder, agent_config)
+    env_kwargs.setdefault("task", agent.task())
+    clone = Path(folder).resolve().parent.parent
+    if "mlebench_dir" not in env_kwargs and (clone / "environment").is_dir():
+        env_kwargs["mlebench_dir"] = str(clone)
+    return agent
+
+
+def _mlebench_variables(
+    agent: MLEBenchAgent | None, task: str | None, harness_dir: str | Path | None
+) -> dict[str, str]:
+    """MLE-bench's agent variables (agents/run.py and the agent's config.yaml)."""
+    if agent is not None and task is not None:
+        return {"AGENT_DIR": AGENT_DIR, "LOGS_DIR": LOGS_DIR, **agent.sandbox_variables(task)}
+    if task not in (None, "mle_gym") and harness_dir is not None:
+        return {"AGENT_DIR": HARNESS_DIR}
+    return {}

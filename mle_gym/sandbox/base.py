@@ -79,13 +79,17 @@ FILE_PARENTS = ("/home", SandboxPaths().data)
 @dataclass(frozen=True)
 class SandboxSpec:
     """What one episode's sandbox gets: the public data (mounted read-only), variables, and
-    any further read-only directories (`binds`, each at its own target) and files (`files`)."""
+    any further read-only directories (`binds`, each at its own target) and files (`files`).
+    `writable_home`: /home itself is the agent's, as in MLE-bench's container (its agents
+    write /home/agent and edit /home/instructions.txt), bounded like /home/code; the data,
+    logs and the other binds in it stay read-only."""
 
     public_dir: Path
     env: dict[str, str] = field(default_factory=dict)
     network: bool = False
     binds: tuple[ReadOnlyBind, ...] = ()
     files: tuple[ReadOnlyFile, ...] = ()
+    writable_home: bool = False
 
     def __post_init__(self) -> None:
         targets = [b.target for b in self.binds]

@@ -136,6 +136,13 @@ def workspace_tmpfs(
     }
 
 
+def _home_tmpfs(user: str, disk: str | None, inodes: int | None) -> dict[str, str]:
+    """/home as the agent's own tmpfs, bounded like /home/code (MLE-bench's agents write
+    there); the engine mounts it before the mounts inside it."""
+    code = workspace_tmpfs(user, disk, inodes)[SandboxPaths().code]
+    return {"/home": code}
+
+
 def resolve_image(client: Any, tag: str | None) -> str:
     """The image to run: `tag`, else $MLE_GYM_IMAGE, else the pinned runtime's image
     (agent_runtime.py), else the full image, else the offline one."""
@@ -276,6 +283,7 @@ class DockerSandbox(ShellBackedSandbox):
             read_only=True,
             tmpfs={
                 **workspace_tmpfs(self.user, self.disk, self.files),
+                **(_home_tmpfs(self.user, self.disk, self.files) if spec.writable_home else {}),
                 # files beside the public data: a root-owned tmpfs of read-only binds
                 **({self.paths.data: "size=1m,mode=0755"} if spec.data_files() else {}),
             },

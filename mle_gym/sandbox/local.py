@@ -325,7 +325,7 @@ def bwrap_argv(
         "1777",
         "--tmpfs",
         "/tmp",
-        "--tmpfs",
+        *(["--bind", str(root / "home")] if spec.writable_home else ["--tmpfs"]),
         "/home",
         *_python_binds(python_roots),
         *_extra_binds(spec),
@@ -340,9 +340,8 @@ def bwrap_argv(
         "--ro-bind",
         str(root / "logs"),
         p.logs,
-        # Only /tmp, /dev/shm, code and submission stay writable: not even the root.
-        "--remount-ro",
-        "/home",
+        # Only /tmp, /dev/shm, code and submission (and a writable home) stay writable.
+        *([] if spec.writable_home else ["--remount-ro", "/home"]),
         "--remount-ro",
         "/",
         "--chdir",
@@ -431,16 +430,17 @@ class LocalSandbox(ShellBackedSandbox):
         sweep_once()
         self.root = owned_dir("episode")
         try:
-            for name in ("code", "submission", "logs"):
+            writable = ["code", "submission", *(["home"] if spec.writable_home else [])]
+            for name in (*writable, "logs"):
                 (self.root / name).mkdir()
             if self.as_root and self.isolated:
                 self._take_uid()
-                for name in ("code", "submission"):
+                for name in writable:
                     os.chown(self.root / name, self.agent_uid, self.agent_uid)
             self.logs_dir = self.root / "logs"
             self._network = spec.network
             if self.isolated:
-                self.workspace = self._make_workspace()
+                self.workspace = self._make_workspace([self.root / name for name in writable])
             self.cgroup = self._make_cgroup()
             argv = self._bwrap_argv(spec) if self.isolated else self._unshare_argv(spec)
         except BaseException:
@@ -501,11 +501,11 @@ class LocalSandbox(ShellBackedSandbox):
             self.agent_uid = self._chosen_uid
         self._files.uid = self._files.gid = self.agent_uid
 
-    def _make_workspace(self) -> Workspace | None:
-        """tmpfs mounts for code and submission, bounded in bytes and files."""
-        assert self.root is not None
+    def _make_workspace(self, mountpoints: list[Path]) -> Workspace | None:
+        """tmpfs mounts for code and submission (and a writable home), bounded in bytes and
+        files."""
         workspace = Workspace(
-            [self.root / "code", self.root / "submission"],
+            mountpoints,
             size=self.disk,
             files=self.files,
             uid=self.agent_uid if self.as_root else None,
@@ -572,7 +572,7 @@ class LocalSandbox(ShellBackedSandbox):
     def _unshare_argv(self, spec: SandboxSpec) -> list[str]:
         """isolation="none": a mount namespace only, to show the same /home/... paths."""
         assert self.root is not None
-        if spec.binds or spec.files:  # their targets would be made on the host's file system
+        if spec.binds or spec.files or spec.writable_home:  # made on the host's file system
             raise SandboxError("isolation='none' cannot show extra directories or files")
         (self.root / "oldhome").mkdir()
         (self.root / "agent-home").mkdir()
