@@ -172,3 +172,23 @@ def test_runtime_is_named_by_its_pins_and_missing_one_falls_back_to_host(
     assert agent_python("host") is None
     with pytest.raises(ValueError, match="a venv or a runtime's root is expected"):
         agent_python(tmp_path)
+
+
+def test_a_sandbox_that_cannot_run_on_the_runtime_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unisolated or with GPUs, the local sandbox runs on the host's system: "auto" falls
+    back to this Python with a warning, and a runtime named outright is refused."""
+    monkeypatch.setenv("MLE_GYM_HOME", str(tmp_path))
+    root = agent_runtime.runtime_dir() / "root"
+    (root / agent_runtime.VENV.lstrip("/")).mkdir(parents=True)
+    (root / agent_runtime.VENV.lstrip("/") / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    assert agent_runtime.built_root() == root
+    assert agent_python("auto") == root.resolve()
+    with pytest.warns(RuntimeWarning, match="needs bubblewrap and no `gpus`"):
+        assert agent_python("auto", on_host_system=True) is None
+    with pytest.raises(ValueError, match="needs bubblewrap and no `gpus`"):
+        agent_python(root, on_host_system=True)
+    with pytest.warns(RuntimeWarning, match="NOT ISOLATED"):  # the other was said once
+        box = LocalSandbox(isolation="none")
+    assert box.runtime is None and box.describe()["agent_python"] == "host"
