@@ -74,7 +74,7 @@ def add_parser(sub: Any) -> None:
         "same interpreter with the same importable packages. Needs a Docker engine and an "
         "agent image (`mle-gym build-image`, or `--offline`).",
     )
-    # the image is always built now; the option is still accepted for scripts that pass it
+    # accepted, and needless: the image is always built (it is the runtime's source)
     p.add_argument("--docker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument(
         "--base", help="image to build on (default: mle-gym-agent:latest, else :offline)"

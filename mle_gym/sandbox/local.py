@@ -480,12 +480,15 @@ class LocalSandbox(ShellBackedSandbox):
         except BaseException:
             self.stop()
             raise
-        tools = [*self.gpus.path] if self.gpus is not None else []
-        python = self.runtime if self.runtime is not None else Path(sys.executable).parent.parent
-        path = ":".join([str(python / "bin"), *tools, "/usr/local/bin:/usr/bin:/bin"])
+        if self.runtime_root is not None:
+            path = RUNTIME_PATH
+        else:
+            tools = [*self.gpus.path] if self.gpus is not None else []
+            python = self.runtime or Path(sys.executable).parent.parent
+            path = ":".join([str(python / "bin"), *tools, "/usr/local/bin:/usr/bin:/bin"])
         env = shell_environment(
             home="/tmp" if self.isolated else "/home/agent-home",
-            path=RUNTIME_PATH if self.runtime_root is not None else path,
+            path=path,
             extra={**(self.gpus.environment() if self.gpus is not None else {}), **spec.env},
         )
         cwd = str(self.root)
@@ -592,7 +595,12 @@ class LocalSandbox(ShellBackedSandbox):
 
     def _bwrap_argv(self, spec: SandboxSpec) -> list[str]:
         assert self.root is not None
-        python_roots = [*_python_roots(), *([self.runtime] if self.runtime else [])]
+        # on a runtime's file system, its venv comes with it (`_system_binds`)
+        python_roots = (
+            []
+            if self.runtime_root
+            else [*_python_roots(), *([self.runtime] if self.runtime else [])]
+        )
         return bwrap_argv(
             self.root,
             spec,
@@ -600,7 +608,7 @@ class LocalSandbox(ShellBackedSandbox):
             as_root=self.as_root,
             agent_uid=self.agent_uid if self.agent_uid is not None else _AGENT_UID,
             disk=self.disk,
-            python_roots=[] if self.runtime_root else python_roots,
+            python_roots=python_roots,
             cgroup_dirs=self.cgroup.dirs if self.cgroup is not None else None,
             gpus=self.gpus,
             system_root=self.runtime_root,
