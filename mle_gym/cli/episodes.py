@@ -113,11 +113,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     prepare(comp, log=log)
     env_kwargs = env_kwargs_from(args)
     if args.backend == "local":
-        from mle_gym.sandbox.agent_runtime import built_venv
+        from mle_gym.sandbox.agent_runtime import built_root
 
-        # a demo score is compared with nothing: without the pinned runtime, this Python's
-        # libraries serve, without the warning that a comparable run needs
-        env_kwargs["sandbox_options"] = {"runtime": "auto" if built_venv() else "host"}
+        # a demo score is compared with nothing: without the pinned runtime (or bubblewrap,
+        # which running on it needs), this Python's libraries serve, without the warning
+        # that a comparable run needs
+        usable = built_root() is not None and shutil.which("bwrap") is not None
+        env_kwargs["sandbox_options"] = {"runtime": "auto" if usable else "host"}
     if args.backend == "local" and shutil.which("bwrap") is None:
         # The demo's commands are our own scripted baseline's, not a model's: running them
         # unisolated is safe, and lets the demo work on a machine without bubblewrap.

@@ -1,4 +1,4 @@
-"""`mle-gym build-runtime` (the agent's pinned runtime, for the local sandbox and docker),
+"""`mle-gym build-runtime` (the agent's pinned runtime, one file system for both backends),
 and `mle-gym run`'s shared LLM retry bound."""
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from mle_gym.cli.show import log, say
 def cmd_build_runtime(args: argparse.Namespace) -> int:
     from mle_gym.sandbox import agent_runtime
 
-    built = [agent_runtime.build_venv(force=args.force, log=log)]
-    if args.docker:
-        built.append(agent_runtime.build_image(args.base, force=args.force, log=log))
+    built = agent_runtime.build_runtime(args.base, force=args.force, log=log)
     for item in built:
         say(
             f"runtime ready: {item.path} ({item.size_bytes / 2**20:.0f} MiB, "
@@ -67,15 +65,17 @@ def add_parser(sub: Any) -> None:
         _add_retry_options(sub.choices["run"])
     p = sub.add_parser(
         "build-runtime",
-        help="build the agent's pinned Python libraries (a venv for the local sandbox; "
-        "--docker: the image too)",
+        help="build the agent's pinned runtime (the same Python and libraries on both backends)",
         description="Downloads the wheels of the agent's lock file once from the package "
-        "registry, then builds a venv under $MLE_GYM_HOME (default ~/.cache/mle-gym) that the "
-        "local sandbox uses as the agent's Python, and with --docker an image "
-        "mle-gym-agent:runtime-<hash> on the agent image, so both backends run agent code "
-        "with the same libraries.",
+        "registry and builds the image mle-gym-agent:runtime-<hash> on the agent image (a "
+        "venv of the image's own Python holding exactly the lock's packages), which the "
+        "docker backend runs; then exports that image's file system under $MLE_GYM_HOME "
+        "(default ~/.cache/mle-gym), which the local sandbox runs on. Both backends run the "
+        "same interpreter with the same importable packages. Needs a Docker engine and an "
+        "agent image (`mle-gym build-image`, or `--offline`).",
     )
-    p.add_argument("--docker", action="store_true", help="also build the docker image")
+    # accepted, and needless: the image is always built (it is the runtime's source)
+    p.add_argument("--docker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument(
         "--base", help="image to build on (default: mle-gym-agent:latest, else :offline)"
     )

@@ -1,7 +1,8 @@
 """The local backend: bubblewrap, or (asked for by name) an unisolated shell.
 
 Under bubblewrap the sandbox sees only system software (/usr, a few files of /etc, the
-Python that runs mle_gym), the public data read-only at /home/data, and its own writable
+Python that runs mle_gym; or the pinned runtime's /usr, /etc and venv, the files its docker
+image runs: agent_runtime.py), the public data read-only at /home/data, and its own writable
 /home/code, /home/submission and /tmp (tmpfs mounts bounded in bytes, and /home/code and
 /home/submission in files too: workspace.py); it has no network (or, when asked, its own network
 namespace with an outbound-only uplink), its own pid, ipc and uts namespaces, a seccomp
@@ -39,7 +40,7 @@ import ptyprocess
 
 from mle_gym.forks import FORK_LOCK
 from mle_gym.sandbox import seccomp
-from mle_gym.sandbox.agent_runtime import built_venv
+from mle_gym.sandbox.agent_runtime import RUNTIME_PATH, VENV, built_root, is_runtime_root
 from mle_gym.sandbox.base import (
     AgentIdentity,
     FileInfo,
@@ -104,6 +105,14 @@ NO_RUNTIME_WARNING = (
     "with this Python's own libraries (scores may differ from the docker backend's); run "
     "`mle-gym build-runtime` once, or pass sandbox_options={'runtime': 'host'} to say so"
 )
+RUNTIME_NEEDS = (
+    "the pinned agent runtime runs on its own file system, which needs bubblewrap and no "
+    "`gpus` (the host's GPU driver is not in it)"
+)
+RUNTIME_UNUSABLE_WARNING = (
+    f"mle_gym: {RUNTIME_NEEDS}; this sandbox runs agent code with this Python's own "
+    "libraries (scores may differ from the docker backend's)"
+)
 #: The warnings already given in this process: each is said once, however many sandboxes
 #: start (warnings' own once-per-place memory is wiped by any filter change, and a
 #: notebook or batch starts many).
@@ -124,20 +133,32 @@ def _python_roots() -> list[Path]:
     return sorted(r for r in roots if not str(r).startswith("/usr"))
 
 
-def agent_python(runtime: str | Path) -> Path | None:
-    """The venv whose Python the agent runs: "auto" the pinned runtime when built (else
-    None, with one warning per process), "host" None (this process's Python), or a path."""
+def agent_python(runtime: str | Path, on_host_system: bool = False) -> Path | None:
+    """Where the agent's Python comes from: "auto" the pinned runtime's file system when
+    built (else None, with one warning per process), "host" None (this process's Python),
+    or a path: a runtime's file system (`is_runtime_root`) or a venv on this host's system.
+    `on_host_system`: the sandbox cannot run on a runtime's file system (no bubblewrap, or
+    GPUs, whose driver is the host's)."""
     if runtime == "host":
         return None
     if runtime != "auto":
-        venv = Path(runtime).resolve()
-        if not (venv / "bin" / "python3").exists():
-            raise ValueError(f"runtime {runtime}: no bin/python3 there (a venv is expected)")
-        return venv
-    venv = built_venv()
-    if venv is None:
+        chosen = Path(runtime).resolve()
+        if is_runtime_root(chosen):
+            if on_host_system:
+                raise ValueError(f"runtime {runtime}: {RUNTIME_NEEDS}; pass 'host' or a venv")
+            return chosen
+        if not (chosen / "bin" / "python3").exists():
+            raise ValueError(
+                f"runtime {runtime}: no bin/python3 there (a venv or a runtime's root is expected)"
+            )
+        return chosen
+    root = built_root()
+    if root is None:
         _warn_once(NO_RUNTIME_WARNING)
-    return venv
+    elif on_host_system:
+        _warn_once(RUNTIME_UNUSABLE_WARNING)
+        return None
+    return root
 
 
 def _warn_once(message: str) -> None:
@@ -158,14 +179,22 @@ def _traversable(path: Path, made: set[str] | None = None) -> list[str]:
     return args
 
 
-def _system_binds() -> list[str]:
-    args: list[str] = ["--ro-bind", "/usr", "/usr"]
+def _system_binds(root: Path | None = None) -> list[str]:
+    """The system the agent's programs run on: this host's /usr, top-level directories and
+    a few /etc entries; or a runtime's file system (`root`): its own, all of its /etc, and
+    its venv, so that the files are those the runtime's image runs on docker."""
+    base = root or Path("/")
+    args: list[str] = ["--ro-bind", str(base / "usr"), "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-        top = Path("/") / name
+        top = base / name
         if top.is_symlink():
-            args += ["--symlink", os.readlink(top), str(top)]
+            args += ["--symlink", os.readlink(top), f"/{name}"]
         elif top.is_dir():
-            args += ["--ro-bind", str(top), str(top)]
+            args += ["--ro-bind", str(top), f"/{name}"]
+    if root is not None:
+        venv = Path(VENV)
+        args += ["--ro-bind", str(root / "etc"), "/etc", *_traversable(venv)]
+        return [*args, "--ro-bind", str(root / VENV.lstrip("/")), VENV]
     made: set[str] = set()
     for entry in _ETC_ENTRIES:
         if Path("/etc", entry).exists():
@@ -250,6 +279,7 @@ def bwrap_argv(
     python_roots: list[Path],
     cgroup_dirs: dict[str, Path] | None = None,
     gpus: GpuBinds | None = None,
+    system_root: Path | None = None,
 ) -> list[str]:
     """The bubblewrap command of one sandbox; `root` holds its host-side directories.
 
@@ -257,6 +287,7 @@ def bwrap_argv(
     `agent_uid`; otherwise a user namespace maps the agent onto this process's user.
     `cgroup_dirs`: the sandbox's own cgroup directories (`Cgroup.dirs`), the only ones
     it sees under /sys/fs/cgroup. `gpus`: the chosen GPUs' device nodes and driver files.
+    `system_root`: a runtime's file system to run on instead of this host's (`_system_binds`).
     """
     inner_uid = agent_uid if as_root else _AGENT_UID
     (root / "passwd").write_text(
@@ -296,7 +327,7 @@ def bwrap_argv(
         "sandbox",
         "--seccomp",
         str(_SECCOMP_FD),
-        *_system_binds(),
+        *_system_binds(system_root),
         "--ro-bind",
         str(root / "passwd"),
         "/etc/passwd",
@@ -371,7 +402,8 @@ class LocalSandbox(ShellBackedSandbox):
     /home/submission in bytes, and `files` the last two in files (inodes); `uid` is the
     agent's host uid when this process is root (default: one of its own for each running
     sandbox, uids.py). `runtime`: the agent's Python (`agent_python`): "auto" (the pinned
-    runtime of `mle-gym build-runtime`, else this Python), "host", or a venv's path.
+    runtime of `mle-gym build-runtime`, else this Python), "host", or a path (a runtime's
+    file system, or a venv on this host's system).
     """
 
     def __init__(
@@ -409,8 +441,10 @@ class LocalSandbox(ShellBackedSandbox):
         #: The chosen GPUs' devices and driver files; NoNvidiaDriver now, at gym.make, if
         #: the host has no driver or not those GPUs.
         self.gpus = gpu_binds(gpus)
-        #: The agent's venv, first on its PATH; None: this process's Python.
-        self.runtime = agent_python(runtime)
+        #: A runtime's file system the sandbox runs on, or a venv first on the agent's PATH;
+        #: None: this process's Python.
+        self.runtime = agent_python(runtime, not self.isolated or self.gpus is not None)
+        self.runtime_root = self.runtime if self.runtime and is_runtime_root(self.runtime) else None
         self.as_root = os.geteuid() == 0
         self.agent_uid = uid
         self._chosen_uid = uid
@@ -446,11 +480,15 @@ class LocalSandbox(ShellBackedSandbox):
         except BaseException:
             self.stop()
             raise
-        tools = [*self.gpus.path] if self.gpus is not None else []
-        python = self.runtime if self.runtime is not None else Path(sys.executable).parent.parent
+        if self.runtime_root is not None:
+            path = RUNTIME_PATH
+        else:
+            tools = [*self.gpus.path] if self.gpus is not None else []
+            python = self.runtime or Path(sys.executable).parent.parent
+            path = ":".join([str(python / "bin"), *tools, "/usr/local/bin:/usr/bin:/bin"])
         env = shell_environment(
             home="/tmp" if self.isolated else "/home/agent-home",
-            path=":".join([str(python / "bin"), *tools, "/usr/local/bin:/usr/bin:/bin"]),
+            path=path,
             extra={**(self.gpus.environment() if self.gpus is not None else {}), **spec.env},
         )
         cwd = str(self.root)
@@ -557,6 +595,12 @@ class LocalSandbox(ShellBackedSandbox):
 
     def _bwrap_argv(self, spec: SandboxSpec) -> list[str]:
         assert self.root is not None
+        # on a runtime's file system, its venv comes with it (`_system_binds`)
+        python_roots = (
+            []
+            if self.runtime_root
+            else [*_python_roots(), *([self.runtime] if self.runtime else [])]
+        )
         return bwrap_argv(
             self.root,
             spec,
@@ -564,9 +608,10 @@ class LocalSandbox(ShellBackedSandbox):
             as_root=self.as_root,
             agent_uid=self.agent_uid if self.agent_uid is not None else _AGENT_UID,
             disk=self.disk,
-            python_roots=[*_python_roots(), *([self.runtime] if self.runtime else [])],
+            python_roots=python_roots,
             cgroup_dirs=self.cgroup.dirs if self.cgroup is not None else None,
             gpus=self.gpus,
+            system_root=self.runtime_root,
         )
 
     def _unshare_argv(self, spec: SandboxSpec) -> list[str]:
