@@ -72,7 +72,7 @@ def run_batch(
     """Run the unfinished episodes of `spec` into `store` (the caller writes the report).
 
     SIGTERM and Ctrl-C stop the running workers (their sandboxes are closed) and mark their
-    episodes failed, so the next run retries them.
+    episodes failed, so the next run retries them; one already graded is marked done.
     """
     preflight(spec, store, scheduler)
     with store.locked(), _terminate_raises():
@@ -108,7 +108,7 @@ def run_batch(
             if begun is not None and begun not in stopped:
                 stopped.append(begun)
             for task in stopped:
-                store.finish(task, Outcome(False, "interrupted: the run was stopped"))
+                store.interrupted(task)
             raise
     return BatchResult(len(tasks), skipped, done, failed)
 
