@@ -158,15 +158,20 @@ def ensure_prepared(competitions: tuple[str, ...]) -> None:
         )
 
 
+class Terminated(SystemExit):
+    """SIGTERM arrived while the batch ran: the workers were stopped, as for Ctrl-C. Exits
+    with 128 + SIGTERM where nobody catches it."""
+
+
 @contextmanager
 def _terminate_raises() -> Iterator[None]:
-    """Turn SIGTERM into SystemExit while the batch runs, so the cleanup above happens."""
+    """Turn SIGTERM into `Terminated` while the batch runs, so the cleanup above happens."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum: int, _frame: Any) -> None:
-        raise SystemExit(128 + signum)
+        raise Terminated(128 + signum)
 
     previous = signal.signal(signal.SIGTERM, handler)
     try:
