@@ -261,6 +261,10 @@ BAD_INVOCATIONS = [
     (["run", "sklearn-digits", "--harness", "nope"], "--model-endpoint"),
     (["report", "RUN"], "RUN"),
     (["report", "RUN", "RUN", "--episodes"], "reads one run"),
+    (
+        ["report", "RUN", "--split", "dev"],
+        "add --format mlebench: mle-gym report RUN --format mlebench --split dev",
+    ),
     (["audit", "plagiarism", "RUN", "--kernels", "TMP/missing"], "not a folder"),
     (["audit", "rules", "RUN", "--model-endpoint", "http://127.0.0.1:9/v1"], "RUN"),
     (["export", "harbor", "--out", "TMP/tasks"], "name competition ids"),
