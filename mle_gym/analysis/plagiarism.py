@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.batch.store import CODE_DIR, RunStore
+from mle_gym.data.cache import cache_root
 
 #: MLE-bench flags submissions whose code is more similar than this to a public notebook.
 DEFAULT_THRESHOLD = 0.6
-#: Where `.ci/setup.d/dolos.sh` installs @dodona/dolos-lib (override: MLE_GYM_DOLOS_DIR).
-DEFAULT_DOLOS_DIR = Path.home() / ".cache" / "mle-gym" / "dolos"
 MAX_FILES = 500
 DOLOS_TIMEOUT = 600.0
 
@@ -62,7 +61,10 @@ class Finding:
 
 
 def dolos_dir() -> Path:
-    return Path(os.environ.get("MLE_GYM_DOLOS_DIR") or DEFAULT_DOLOS_DIR)
+    """Where `.ci/setup.d/dolos.sh` installs @dodona/dolos-lib: `$MLE_GYM_DOLOS_DIR`, else
+    `dolos` under `$MLE_GYM_HOME`, as every large cache (.ci/cache-dirs.sh)."""
+    configured = os.environ.get("MLE_GYM_DOLOS_DIR")
+    return Path(configured).expanduser() if configured else cache_root() / "dolos"
 
 
 def check_dolos() -> Path:
