@@ -47,14 +47,29 @@ def error(message: str) -> None:
     """A failure the user can act on: `error: ...` on stderr, as argparse says its own (the
     command then exits 2), so stdout keeps only what was asked for. Not wrapped by us: a
     path or command in it stays whole to copy (the terminal wraps for the eye)."""
+    _stderr_line(f"error: {message}", "red")
+
+
+def show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """`warnings.showwarning` for the command: one `warning: ...` line on stderr, without
+    the file, line number and source line Python adds (they are mle_gym's, not the user's)."""
+    _stderr_line(f"warning: {message}", "yellow")
+
+
+def _stderr_line(text: str, style: str) -> None:
     global _error_console
     if _error_console is None:
         from rich.console import Console
 
         _error_console = Console(stderr=True)
-    _error_console.print(
-        f"error: {message}", style="red", markup=False, highlight=False, soft_wrap=True
-    )
+    _error_console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
 
 
 # -- competitions -----------------------------------------------------------------------------
