@@ -19,6 +19,15 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 SPACESHIP_RAW = SHARED / "data" / "spaceship-titanic" / "raw"
 IN_CI = os.environ.get("CI") == "true"
+#: $MLE_GYM_HOME as the session began (a test's own MLE_GYM_HOME must not move the setup's).
+SETUP_CACHE = Path(os.environ.get("MLE_GYM_HOME") or Path.home() / ".cache" / "mle-gym")
+
+
+def setup_piece(variable: str, name: str) -> Path:
+    """Where .ci/cache-dirs.sh puts one of the setup's large pieces: `$variable`, else
+    `name` under $MLE_GYM_HOME."""
+    configured = os.environ.get(variable)
+    return Path(configured).expanduser() if configured else SETUP_CACHE.expanduser() / name
 
 
 def require(present: bool, missing: str, *, module: bool = False) -> None:
@@ -53,10 +62,10 @@ def require_openhands_venv(python: Path) -> None:
 
 def rl_hub_venv(name: str) -> Path:
     """The venv .ci/setup.d/rl_hubs.sh makes for an RL hub whose pins conflict with the `ci`
-    extra ("nemo-gym", "openenv"): $MLE_GYM_<NAME>_VENV, else ~/.cache/mle-gym/venv-<name>;
+    extra ("nemo-gym", "openenv"): $MLE_GYM_<NAME>_VENV, else venv-<name> under $MLE_GYM_HOME;
     a test that needs it skips (or fails under CI=true) when it is missing."""
     variable = f"MLE_GYM_{name.upper().replace('-', '_')}_VENV"
-    venv = Path(os.environ.get(variable, Path.home() / ".cache" / "mle-gym" / f"venv-{name}"))
+    venv = setup_piece(variable, f"venv-{name}")
     require(
         (venv / "bin" / "python").exists(),
         f"no venv with {name} at {venv}: run bash .ci/setup.d/rl_hubs.sh (or set {variable})",

@@ -207,12 +207,14 @@ def test_sigterm_stops_the_workers_and_leaves_the_episode_to_retry(
     require_bwrap()
     run_dir, sandbox_tmp = tmp_path / "run", tmp_path / "tmp"
     sandbox_tmp.mkdir()
-    runner = subprocess.Popen(
-        ["mle-gym", "run", "sklearn-digits", "--seeds", "1", "--run-dir", str(run_dir)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=mle_gym_env(digits_home, sandbox_tmp),
-    )
+    output = tmp_path / "output"
+    with open(output, "w") as out:
+        runner = subprocess.Popen(
+            ["mle-gym", "run", "sklearn-digits", "--seeds", "1", "--run-dir", str(run_dir)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=mle_gym_env(digits_home, sandbox_tmp),
+        )
     try:
         _wait_for(lambda: _has_steps(run_dir, 0), 120, "the episode to start")
         runner.send_signal(signal.SIGTERM)
@@ -220,6 +222,8 @@ def test_sigterm_stops_the_workers_and_leaves_the_episode_to_retry(
     finally:
         if runner.poll() is None:
             runner.kill()
+    # the same closing line as Ctrl-C, with the command that resumes
+    assert "run the same command again to resume" in output.read_text(), output.read_text()
     status = _status(run_dir, 0)
     assert status["state"] == "failed" and status["error"].startswith("interrupted")
     _nothing_left(run_dir, sandbox_tmp)

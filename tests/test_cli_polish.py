@@ -17,6 +17,7 @@ import pytest
 from rich.console import Console
 
 from mle_gym import cli
+from mle_gym.analysis.plagiarism import dolos_dir
 from mle_gym.batch.progress import BatchProgress
 from mle_gym.batch.spec import EpisodeTask
 from tests.batch_support import mle_gym_env
@@ -208,10 +209,13 @@ def test_failed_batch_ends_with_its_resume_command_in_80_columns(
 
 
 # -- where the test setup's caches go ---------------------------------------------------------
-def test_the_setup_caches_follow_mle_gym_home(tmp_path: Path) -> None:
-    """tests/run.sh sources .ci/cache-dirs.sh before the setup scripts and pytest, and that
-    puts every cache a setup script reads a variable for under $MLE_GYM_HOME (a dry check:
-    nothing is installed)."""
+def test_the_setup_caches_follow_mle_gym_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tests/run.sh sources .ci/cache-dirs.sh before the setup scripts and pytest, each setup
+    script sources it too (run alone, it installs where the tests look), and that puts every
+    cache a setup script reads a variable for under $MLE_GYM_HOME; the plagiarism audit
+    looks for Dolos there too (a dry check: nothing is installed)."""
     run_sh = (REPO / "tests" / "run.sh").read_text()
     assert run_sh.index("source .ci/cache-dirs.sh") < run_sh.index(".ci/setup.d/*.sh")
     home = tmp_path / "big-disk"
@@ -226,10 +230,18 @@ def test_the_setup_caches_follow_mle_gym_home(tmp_path: Path) -> None:
     exported = dict(line.split("=", 1) for line in printed.splitlines() if "=" in line)
     read = set()
     for script in (REPO / ".ci" / "setup.d").glob("*.sh"):
-        read |= set(re.findall(r"\$\{(MLE_GYM_\w+):-\$HOME/\.cache/mle-gym/", script.read_text()))
+        text = script.read_text()
+        used = set(re.findall(r"\$\{?(MLE_GYM_\w+_(?:VENV|DIR))\b", text))
+        if used:
+            assert re.search(r"^source .*cache-dirs\.sh", text, re.MULTILINE), script.name
+            assert ".cache/mle-gym" not in text, script.name  # no default of its own
+        read |= used
     assert read >= {"MLE_GYM_OPENHANDS_VENV", "MLE_GYM_DOLOS_DIR"}, read
     for name in read:
         assert Path(exported[name]).parent == home, (name, exported.get(name))
+    monkeypatch.setenv("MLE_GYM_HOME", str(home))
+    monkeypatch.delenv("MLE_GYM_DOLOS_DIR", raising=False)
+    assert dolos_dir() == Path(exported["MLE_GYM_DOLOS_DIR"])
 
 
 # -- one error format ---------------------------------------------------------------------------
@@ -244,7 +256,8 @@ BAD_INVOCATIONS = [
     (["prepare", "spaceship-titanic", "--raw", "TMP/missing"], "missing"),
     (["grade"], "name a competition id and a submission file"),
     (["grade", "spaceship-titanc", "x.csv"], "did you mean 'spaceship-titanic'?"),
-    (["grade", "sklearn-digits", "x.csv"], "not prepared"),
+    (["grade", "sklearn-digits", "x.csv"], "x.csv: no such file"),
+    (["grade", "sklearn-digits", "TMP"], "not prepared"),
     (["grade", "sklearn-digits", "x.csv", "--submissions", "s.jsonl"], "not both"),
     (["grade", "--submissions", "TMP/missing.jsonl"], "missing.jsonl"),
     (["demo", "--backend", "vm"], "invalid choice"),
@@ -260,6 +273,10 @@ BAD_INVOCATIONS = [
     (["run", "sklearn-digits", "--harness", "nope"], "--model-endpoint"),
     (["report", "RUN"], "RUN"),
     (["report", "RUN", "RUN", "--episodes"], "reads one run"),
+    (
+        ["report", "RUN", "--split", "dev"],
+        "add --format mlebench: mle-gym report RUN --format mlebench --split dev",
+    ),
     (["audit", "plagiarism", "RUN", "--kernels", "TMP/missing"], "not a folder"),
     (["audit", "rules", "RUN", "--model-endpoint", "http://127.0.0.1:9/v1"], "RUN"),
     (["export", "harbor", "--out", "TMP/tasks"], "name competition ids"),

@@ -3,6 +3,7 @@ typos, narrow terminals and pipes, JSON output, per-episode reports, gc without 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -95,13 +96,30 @@ def test_grade_with_a_typo_suggests_the_id(capsys) -> None:
     assert "did you mean 'aptos2019-blindness-detection'?" in out
 
 
+def _whole_on_80_and_more(lines: list[str], width: int) -> None:
+    """Every line within `width`; every id, metric name and column header whole on a line."""
+    assert max(len(line) for line in lines) <= width
+    assert any("prepared" in line.strip(" ┃").split() for line in lines), lines[:5]
+    for comp in all_competitions():
+        arrow = "↓" if comp.lower_is_better else "↑"
+        assert any(comp.id in line.split() for line in lines), comp.id
+        assert any(f"{comp.metric} {arrow}" in line for line in lines), (width, comp.metric)
+
+
 def test_list_is_readable_at_80_columns_when_piped() -> None:
     result = run_cli("list")
     assert result.returncode == 0, result.stderr
-    lines = result.stdout.splitlines()
-    assert max(len(line) for line in lines) <= 80
-    for comp in all_competitions():  # every id whole, on one line
-        assert any(comp.id in line for line in lines), comp.id
+    _whole_on_80_and_more(result.stdout.splitlines(), 80)
+
+
+@pytest.mark.parametrize("width", [100, 120, 160, 200])
+def test_list_breaks_nothing_at_any_width(width: int) -> None:
+    from rich.console import Console
+
+    rows = [cli_show.competition_cells(c, prepared=True, differs=True) for c in all_competitions()]
+    out = Console(width=width, record=True, file=io.StringIO())
+    out.print(cli_show.competitions_table(rows, width=width))
+    _whole_on_80_and_more(out.export_text().splitlines(), width)
 
 
 def test_list_json_has_every_competition_and_field() -> None:

@@ -253,3 +253,17 @@ def test_gpus_reach_the_container_request(spaceship_home: Path, docker_engine) -
     with pytest.raises(RuntimeError, match="cannot give the sandbox the GPUs"):
         gym.make("mle/spaceship-titanic-v0", backend="docker", sandbox_options={"gpus": ["0"]})
     assert _ours(docker_engine) == []  # the check's container is gone too
+
+
+def test_a_missing_image_named_by_mle_gym_image_says_the_variable_chose_it(
+    docker_engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mle_gym.sandbox.base import SandboxError
+    from mle_gym.sandbox.docker import resolve_image
+
+    monkeypatch.setenv("MLE_GYM_IMAGE", "mle-gym-test:no-such-tag")
+    with pytest.raises(SandboxError) as refused:
+        resolve_image(docker_engine, None)
+    message = str(refused.value)
+    assert "mle-gym-test:no-such-tag" in message and "$MLE_GYM_IMAGE chose it" in message
+    assert "build-image" not in message and "unset MLE_GYM_IMAGE" in message

@@ -12,6 +12,7 @@ from gymnasium.utils.env_checker import check_env
 
 import mle_gym
 from mle_gym.envs import CompetitionEnv
+from tests.conftest import require_bwrap
 
 SUBMISSION = "/home/submission/submission.csv"
 
@@ -105,6 +106,28 @@ def test_malformed_actions_are_observations(env, action, message) -> None:
     assert message in observation
     assert reward == 0.0 and not terminated and not truncated
     assert env.step("echo ok")[0] == "ok"
+
+
+def test_malformed_actions_spend_steps_unless_the_env_is_told_otherwise(
+    spaceship_home: Path,
+) -> None:
+    require_bwrap()
+    with gym.make("mle/spaceship-titanic-v0", max_steps=3) as env:  # the default: they count
+        env.reset(seed=0)
+        steps = [env.step({"tool": "teleport"}) for _ in range(3)]
+        assert [info["step"] for *_, info in steps] == [1, 2, 3]
+        assert steps[-1][3] and "report" in steps[-1][4]  # truncated, graded
+    with gym.make(
+        "mle/spaceship-titanic-v0", max_steps=3, malformed_action_costs_step=False
+    ) as env:
+        env.reset(seed=0)
+        for _ in range(5):
+            observation, _, terminated, truncated, info = env.step({"tool": "teleport"})
+            assert "unknown tool 'teleport'" in observation and not (terminated or truncated)
+            assert info["step"] == 0 and info["steps_left"] == 3
+        assert env.step("echo ok")[4]["step"] == 1
+    with pytest.raises(TypeError, match="malformed_action_costs_step must be True or False"):
+        gym.make("mle/spaceship-titanic-v0", malformed_action_costs_step="no")
 
 
 def test_editor_tools(env) -> None:

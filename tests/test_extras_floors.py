@@ -18,11 +18,9 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from tests.prerequisites import REPO, require
+from tests.prerequisites import REPO, require, setup_piece
 
-FLOORS_VENV = Path(
-    os.environ.get("MLE_GYM_FLOORS_VENV", Path.home() / ".cache" / "mle-gym" / "venv-floors")
-)
+FLOORS_VENV = setup_piece("MLE_GYM_FLOORS_VENV", "venv-floors")
 #: One competition per extra; every 7z one, since py7zr's floor is the one that moved.
 COMPETITIONS = (
     "invasive-species-monitoring",

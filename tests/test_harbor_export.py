@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import textwrap
 from pathlib import Path
@@ -23,12 +22,10 @@ from mle_gym.competitions import all_competitions
 from mle_gym.data.cache import CompetitionDirs
 from mle_gym.export.grader_image import grader_tag
 from mle_gym.export.harbor import HarborOptions, export_harbor
-from tests.prerequisites import require
+from tests.prerequisites import require, setup_piece
 
 OFFLINE = "mle-gym-agent:offline"
-HARBOR_VENV = Path(
-    os.environ.get("MLE_GYM_HARBOR_VENV", Path.home() / ".cache" / "mle-gym" / "venv-harbor")
-)
+HARBOR_VENV = setup_piece("MLE_GYM_HARBOR_VENV", "venv-harbor")
 HARBOR_PYTHON = HARBOR_VENV / "bin" / "python"
 PROVIDER = "mle_gym.integrations.harbor:MleGymDockerEnvironment"
 

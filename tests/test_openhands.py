@@ -28,19 +28,11 @@ from tests.llm_server import (
     dead_endpoint,
     tool,
 )
-from tests.prerequisites import require_openhands_venv
+from tests.prerequisites import require_openhands_venv, setup_piece
 
 pytestmark = pytest.mark.timeout(300)
 
-VENV_PYTHON = (
-    Path(
-        os.environ.get(
-            "MLE_GYM_OPENHANDS_VENV", Path.home() / ".cache" / "mle-gym" / "venv-openhands"
-        ),
-    )
-    / "bin"
-    / "python"
-)
+VENV_PYTHON = setup_piece("MLE_GYM_OPENHANDS_VENV", "venv-openhands") / "bin" / "python"
 
 #: One episode in the 3.12 interpreter; prints the trajectory as JSON on its last line.
 EPISODE = """

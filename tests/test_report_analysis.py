@@ -537,11 +537,12 @@ def test_html_report_is_one_page_that_renders_its_figures_offline_in_chromium(
     assert not re.search(r"<script|<link|<img|<iframe|src=|@import|url\((?!#)", text)
     assert [m for m in re.findall(r'id="([a-z-]+)"><figcaption', text)] == [
         "rates",
+        "published",
         "scores",
         "pass-k",
         "over-time",
     ]
-    assert text.count("<svg") == 4 and "All 17.1 ± 0.6" in text  # AIDE o1-preview, leaderboard
+    assert text.count("<svg") == 5 and "All 17.1 ± 0.6" in text  # AIDE o1-preview, leaderboard
     assert "AIDE / o1-preview" in text and "provenance: mle_gym" in text
     assert "overall: 3 complete seed(s), 2 dropped" in text
     # over time, hand-computed: at 1 s every counted episode (3 complete seeds of both
@@ -578,7 +579,8 @@ def test_html_report_is_one_page_that_renders_its_figures_offline_in_chromium(
     )
     image = Image.open(shot).convert("RGB")
     # each figure's own colour is on screen: the browser drew the bars, markers and curve
-    assert _pixels_of(image, page.RUN_COLOUR) > 500  # medal-rate bars
+    assert _pixels_of(image, page.RATE_COLOURS["valid_submission"]) > 500  # medal-rate bars
+    assert min(_pixels_of(image, c) for _, c, _ in page.SPLIT_MARKS.values()) > 30  # published
     assert _pixels_of(image, page.SCORE_COLOUR) > 30  # normalised-score markers
     assert _pixels_of(image, page.MEDAL_COLOURS["gold"]) > 30  # medal lines
     assert max(_pixels_of(image, c) for c in page.PASS_COLOURS[:3]) > 30  # pass@k curve

@@ -114,3 +114,25 @@ def test_export_harbor_warns_when_its_agent_image_is_not_built(
     assert "warning: the tasks name the agent image mle-gym-agent:not-built" in missing.stdout
     built = mle_gym(*args, "--image", "mle-gym-agent:offline", home=digits_home)
     assert "warning" not in built.stdout, built.stdout
+
+
+def test_the_runtime_warning_names_the_users_line_and_the_cli_says_it_in_one_line(
+    digits_home: Path, tmp_path: Path
+) -> None:
+    """No pinned runtime in this cache: Python's warning names the caller's `gym.make` line
+    (not one of mle_gym's), and the `mle-gym` command prints one `warning:` line."""
+    require_bwrap()
+    script = tmp_path / "user.py"
+    script.write_text(f"import gymnasium as gym, mle_gym\nenv = gym.make({ENV_ID!r})\nenv.close()")
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+        env=mle_gym_env(digits_home),
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert f"{script}:2: RuntimeWarning: mle_gym: the pinned agent runtime" in out.stderr
+    assert "mle_gym/" not in out.stderr and "gym.make(" in out.stderr, out.stderr
+
+    cli = mle_gym("run", "sklearn-digits", "--max-steps", "1", home=digits_home, ok=False)
+    said = [line for line in cli.stderr.splitlines() if "pinned agent runtime" in line]
+    assert said and said[0].startswith("warning: mle_gym: the pinned"), cli.stderr
+    assert "RuntimeWarning" not in cli.stderr and ".py:" not in cli.stderr, cli.stderr

@@ -2,10 +2,12 @@
 # The plagiarism audit (`mle-gym audit plagiarism`) runs Dolos, the similarity checker
 # MLE-bench uses, under Node: Node and npm from Debian's packages when missing, then
 # @dodona/dolos-lib (pinned) from the npm registry into $MLE_GYM_DOLOS_DIR (default
-# ~/.cache/mle-gym/dolos). Its tree-sitter parsers compile on install (a few minutes).
+# $MLE_GYM_HOME/dolos: .ci/cache-dirs.sh). Its tree-sitter parsers compile on install (a
+# few minutes).
 set -euo pipefail
+source "$(dirname "$0")/../cache-dirs.sh"
 
-dir="${MLE_GYM_DOLOS_DIR:-$HOME/.cache/mle-gym/dolos}"
+dir="$MLE_GYM_DOLOS_DIR"
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     apt-get update -q
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm

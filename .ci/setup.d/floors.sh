@@ -5,11 +5,12 @@
 # extra in this venv). The floors are read from setup.cfg's `images`, `archives` and
 # `detection` extras, and pyarrow's from install_requires (the newest pyarrow needs numpy 2,
 # which MLE-bench's pin rules out): each `name>=X` becomes `name==X`.
-# Where: $MLE_GYM_FLOORS_VENV (default ~/.cache/mle-gym/venv-floors).
+# Where: $MLE_GYM_FLOORS_VENV (default $MLE_GYM_HOME/venv-floors: .ci/cache-dirs.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/cache-dirs.sh
 
-venv="${MLE_GYM_FLOORS_VENV:-$HOME/.cache/mle-gym/venv-floors}"
+venv="$MLE_GYM_FLOORS_VENV"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 constraints="$venv/floors.txt"
 python3 - > "$constraints" <<'PY'

@@ -4,11 +4,12 @@
 # mle_gym installed editable (the tests' trials run mle_gym's Harbor environment provider,
 # mle_gym.integrations.harbor, in Harbor's interpreter). Then the verifier's grader image is
 # built on the offline agent image, so the tests only reuse it.
-# Where: $MLE_GYM_HARBOR_VENV (default ~/.cache/mle-gym/venv-harbor).
+# Where: $MLE_GYM_HARBOR_VENV (default $MLE_GYM_HOME/venv-harbor: .ci/cache-dirs.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/cache-dirs.sh
 
-venv="${MLE_GYM_HARBOR_VENV:-$HOME/.cache/mle-gym/venv-harbor}"
+venv="$MLE_GYM_HARBOR_VENV"
 source .ci/venv312.sh
 venv312 "$venv" Harbor
 "$venv/bin/python" -m pip install -q --disable-pip-version-check -e '.[harbor]'

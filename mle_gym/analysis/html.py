@@ -1,11 +1,12 @@
 """`mle-gym report RUN --html FILE`: the report as one self-contained page.
 
 Figures are drawn with matplotlib (the `report` extra) as inline SVG, text as paths, so the
-page loads nothing from anywhere: per-split medal rates with SEM error bars beside the
-published rows, each competition's normalised score against its bronze/silver/gold lines,
-the pass@k curve, the score-over-time curves (any-medal rate and mean normalised score per
-split at elapsed times, from the graded submission snapshots), then the tables, the rule's
-seed accounting, the provenance block and the integrity record.
+page loads nothing from anywhere: per-split medal rates with SEM error bars, the any-medal
+rate beside each published row (named on its line), each competition's normalised score
+against its bronze/silver/gold lines, the pass@k curve, the score-over-time curves
+(any-medal rate and mean normalised score per split at elapsed times, from the graded
+submission snapshots), then the tables, the rule's seed accounting, the provenance block and
+the integrity record.
 """
 
 from __future__ import annotations
@@ -31,6 +32,31 @@ PASS_COLOURS = ("#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 TIME_COLOURS = ("#d62728", "#008b8b", "#1a55a3", "#6b8e23", "#b8860b")
 MEDAL_COLOURS = {"gold": "#d4af37", "silver": "#8a8a8a", "bronze": "#cd7f32"}
 RATES_SHOWN = ("valid_submission", "above_median", "any_medal", "gold_medal")
+#: One distinct colour per rate (shades of one hue read as one series).
+RATE_COLOURS = {
+    "valid_submission": "#7f7f7f",
+    "above_median": RUN_COLOUR,
+    "any_medal": "#2ca02c",
+    "gold_medal": MEDAL_COLOURS["gold"],
+}
+#: The published rows' figures per MLE-bench row: a marker shape, colour and size each, the
+#: sizes decreasing so that equal figures show as nested marks.
+SPLIT_MARKS = {
+    "Low": ("o", "#1f77b4", 8),
+    "Medium": ("s", "#ff7f0e", 6.5),
+    "High": ("^", "#d62728", 5),
+    "All": ("D", "#222222", 3.5),
+}
+#: A published row's name is cut to this many characters on its line (the list below the
+#: figures has it whole).
+LABEL_CHARS = 60
+#: Curves that may coincide (pass@k of several rows, scores over time) differ in line style,
+#: marker and marker size, drawn widest first, and are dodged a little along x: each stays
+#: visible where the values are equal.
+CURVE_STYLES = (("-", "s", 11), ("--", "o", 8), (":", "^", 6), ("-.", "D", 5), ("-", "v", 4))
+DODGE = 0.04
+#: Legends go right of the axes, never over the marks.
+LEGEND = {"fontsize": 7, "loc": "upper left", "bbox_to_anchor": (1.01, 1.0), "borderaxespad": 0}
 
 
 def _pyplot() -> Any:
@@ -56,63 +82,80 @@ def _svg(fig: Any) -> str:
     return text[text.index("<svg") :]
 
 
-def rates_figure(plt: Any, summary: RunSummary, published: dict[str, Any] | None) -> str:
-    """Each split row's rates (mean ± SEM over seeds); beside them, for Low/Medium/High/All,
-    the run's any-medal rate and the published rows'."""
+def rates_figure(plt: Any, summary: RunSummary) -> str:
+    """Each split row's rates (mean ± SEM over seeds), one colour per rate."""
+    return _svg(rates_axes(plt, summary).figure)
+
+
+def rates_axes(plt: Any, summary: RunSummary) -> Any:
     rows = [r for r in shown_splits(summary) if r.figures]
-    panels = 2 if published else 1
-    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 3.6), squeeze=False)
-    ax = axes[0][0]
+    _, ax = plt.subplots(figsize=(6, 3.6))
     width = 0.8 / len(RATES_SHOWN)
     for i, key in enumerate(RATES_SHOWN):
-        xs = [j + i * width for j in range(len(rows))]
-        means = [100 * r.figures[key].mean for r in rows]
-        errors = [100 * (r.figures[key].sem or 0.0) for r in rows]
         ax.bar(
-            xs,
-            means,
+            [j + i * width for j in range(len(rows))],
+            [100 * r.figures[key].mean for r in rows],
             width,
-            yerr=errors,
+            yerr=[100 * (r.figures[key].sem or 0.0) for r in rows],
             capsize=3,
             label=dict(FIGURES)[key],
-            color=RUN_COLOUR,
-            alpha=1.0 - 0.2 * i,
+            color=RATE_COLOURS[key],
         )
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(rows))], [r.name for r in rows])
     ax.set_ylabel("% of episodes (mean ± SEM over seeds)")
     ax.set_ylim(0, 105)
     ax.set_title(f"this run ({summary.rule})")
-    ax.legend(fontsize=7)
-    if published:
-        ax = axes[0][1]
-        names = list(COLUMNS)
-        ours = published["run"]
-        ax.bar(
-            [j - 0.2 for j in range(len(names))],
-            [(ours.get(n) or {}).get("mean") or 0.0 for n in names],
-            0.4,
-            yerr=[(ours.get(n) or {}).get("sem") or 0.0 for n in names],
-            capsize=3,
-            color=RUN_COLOUR,
-            label="this run",
+    ax.legend(**LEGEND)
+    return ax
+
+
+def published_figure(plt: Any, published: dict[str, Any]) -> str:
+    """The any-medal rate of each published row, named on its line, beside this run's."""
+    return _svg(published_axes(plt, published).figure)
+
+
+def published_axes(plt: Any, published: dict[str, Any]) -> Any:
+    """One line per published row (and this run's first, where it has a Low/Medium/High/All
+    figure), its any-medal % (mean ± SEM) per MLE-bench row as a marker of that row's shape."""
+    ours = {n: v for n, v in published["run"].items() if v.get("mean") is not None}
+    entries = (
+        [("this run", {n: (v["mean"], v.get("sem")) for n, v in ours.items()})] if ours else []
+    )
+    for row in published["published"]:
+        source = row["table"].split("-")[0]
+        figures = {n: (f["mean"], f["sem"]) for n, f in row["any_medal"].items()}
+        name = f"{row['agent']} / {row['llm']}"
+        name = name if len(name) <= LABEL_CHARS else name[: LABEL_CHARS - 1] + "…"
+        entries.append((f"{name} ({source})", figures))
+    _, ax = plt.subplots(figsize=(7, 0.25 * len(entries) + 1.2))
+    for z, (name, (marker, colour, size)) in enumerate(SPLIT_MARKS.items()):
+        shown = [(y, f[name]) for y, (_, f) in enumerate(entries) if name in f]
+        ax.errorbar(
+            [m for _, (m, _) in shown],
+            [y for y, _ in shown],
+            xerr=[s or 0.0 for _, (_, s) in shown],
+            fmt=marker,
+            color=colour,
+            markersize=size,
+            capsize=2,
+            label=name,
+            zorder=2 + z,
+            clip_on=False,  # a figure of 0 or 100 % is drawn whole
         )
-        for row in published["published"]:
-            ax.errorbar(
-                [j + 0.2 for j in range(len(names))],
-                [row["any_medal"][n]["mean"] for n in names],
-                yerr=[row["any_medal"][n]["sem"] for n in names],
-                fmt="o",
-                color=PUBLISHED_COLOUR,
-                alpha=0.5,
-                markersize=4,
-            )
-        ax.plot([], [], "o", color=PUBLISHED_COLOUR, label="published rows")
-        ax.set_xticks(range(len(names)), names)
-        ax.set_ylabel("any medal %")
-        ax.set_ylim(0, 100)
-        ax.set_title("beside MLE-bench's published rows")
-        ax.legend(fontsize=7)
-    return _svg(fig)
+    ax.set_yticks(range(len(entries)), [name for name, _ in entries], fontsize=7)
+    if ours:
+        ax.get_yticklabels()[0].set_color(RUN_COLOUR)
+        ax.get_yticklabels()[0].set_fontweight("bold")
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(title="MLE-bench row", **LEGEND)
+    ax.set_xlabel("any medal % (mean ± SEM)")
+    ax.set_title(
+        "beside MLE-bench's published rows"
+        + ("" if ours else "\n(this run has no competition of their Low/Medium/High rows)")
+    )
+    return ax
 
 
 def _normalised_thresholds(report: dict[str, Any]) -> dict[str, float]:
@@ -129,10 +172,14 @@ def _normalised_thresholds(report: dict[str, Any]) -> dict[str, float]:
 
 
 def scores_figure(plt: Any, run: Run, summary: RunSummary) -> str:
+    return _svg(scores_axes(plt, run, summary).figure)
+
+
+def scores_axes(plt: Any, run: Run, summary: RunSummary) -> Any:
     """Each competition's normalised score (mean ± SEM; each counted seed a dot) and its
     bronze, silver and gold thresholds on the same scale."""
     rows = [r for r in summary.competitions if r.figures]
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(rows) + 2), 3.6))
+    _, ax = plt.subplots(figsize=(max(5.0, 1.2 * len(rows) + 2), 3.6))
     for j, row in enumerate(rows):
         figure = row.figures["normalized_score"]
         ax.errorbar(
@@ -143,6 +190,7 @@ def scores_figure(plt: Any, run: Run, summary: RunSummary) -> str:
             markersize=10,
             color=SCORE_COLOUR,
             capsize=4,
+            label="mean ± SEM over seeds" if j == 0 else None,
         )
         seeds = competition_values(run, row.name, summary.rule)
         ax.plot(
@@ -151,6 +199,7 @@ def scores_figure(plt: Any, run: Run, summary: RunSummary) -> str:
             ".",
             color=SCORE_COLOUR,
             alpha=0.6,
+            label="one seed" if j == 0 else None,
         )
         report = next(
             (r.report for r in run.records if r.competition_id == row.name and run.graded(r)),
@@ -170,36 +219,59 @@ def scores_figure(plt: Any, run: Run, summary: RunSummary) -> str:
     ax.set_xticks(range(len(rows)), [r.name for r in rows], rotation=20, ha="right")
     ax.set_ylabel("normalised score (0 sample, 1 gold)")
     ax.set_title("normalised score per competition, against its medal lines")
-    ax.legend(fontsize=7)
-    return _svg(fig)
+    ax.legend(**LEGEND)
+    return ax
 
 
 def pass_k_figure(plt: Any, run: Run, summary: RunSummary) -> tuple[str, list[int]]:
     """pass@k of any medal for k = 1 .. the fewest counted episodes of a competition."""
+    ax, ks = pass_k_axes(plt, run, summary)
+    return (_svg(ax.figure), ks) if ax is not None else ("", [])
+
+
+def pass_k_axes(plt: Any, run: Run, summary: RunSummary) -> tuple[Any, list[int]]:
     counts = [len(competition_values(run, r.name, summary.rule)) for r in summary.competitions]
     counts = [n for n in counts if n]
     if not counts:
-        return "", []
+        return None, []
     ks = list(range(1, min(counts) + 1))
     table = pass_table(run, summary, ks)
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    for i, (name, split) in enumerate(table["splits"].items()):
-        ax.plot(
-            ks,
-            [100 * split["by_k"][k]["any_medal"] for k in ks],
-            "-s",
-            markersize=9,
-            linewidth=2,
-            color=PASS_COLOURS[i % len(PASS_COLOURS)],
-            label=name,
+    _, ax = plt.subplots(figsize=(6, 3.6))
+    splits = list(table["splits"].items())
+    for i, (name, split) in enumerate(splits):
+        _curve(ax, i, len(splits), PASS_COLOURS, name)(
+            ks, [100 * split["by_k"][k]["any_medal"] for k in ks]
         )
     ax.set_xticks(ks)
     ax.set_xlabel("k (tries per competition)")
     ax.set_ylabel("pass@k, any medal %")
     ax.set_ylim(0, 105)
     ax.set_title("pass@k (unbiased estimate over seeds)")
-    ax.legend(fontsize=7)
-    return _svg(fig), ks
+    ax.legend(**LEGEND)
+    return ax, ks
+
+
+def _curve(ax: Any, i: int, count: int, colours: Sequence[str], label: str) -> Any:
+    """A function drawing curve `i` of `count` (x, y[, yerr]) in its own style, dodged."""
+    line, marker, size = CURVE_STYLES[i % len(CURVE_STYLES)]
+    dodge = (i - (count - 1) / 2) * DODGE
+
+    def draw(xs: Sequence[float], ys: Sequence[float], errors: Any = None) -> None:
+        ax.errorbar(
+            [x + dodge for x in xs],
+            ys,
+            yerr=errors,
+            linestyle=line,
+            marker=marker,
+            markersize=size,
+            linewidth=2,
+            capsize=3,
+            color=colours[i % len(colours)],
+            label=label,
+            zorder=2 + i,  # later (smaller) marks on top of earlier (larger) ones
+        )
+
+    return draw
 
 
 def over_time_figure(plt: Any, points: list[Point]) -> str:
@@ -211,23 +283,17 @@ def over_time_figure(plt: Any, points: list[Point]) -> str:
     for ax, (key, scale, label) in zip(axes, panels, strict=True):
         for i, scope in enumerate(scopes):
             mine = [p for p in points if p.scope == scope]
-            ax.errorbar(
+            _curve(ax, i, len(scopes), TIME_COLOURS, scope)(
                 [p.seconds / 3600 for p in mine],
                 [scale * p.figures[key][0] for p in mine],
-                yerr=[scale * (p.figures[key][1] or 0.0) for p in mine],
-                fmt="-D",
-                markersize=8,
-                linewidth=2,
-                capsize=3,
-                color=TIME_COLOURS[i % len(TIME_COLOURS)],
-                label=scope,
+                [scale * (p.figures[key][1] or 0.0) for p in mine],
             )
         ax.set_xlabel("elapsed hours (each episode as if stopped then)")
         ax.set_ylabel(f"{label} (mean ± SEM over seeds)")
         if key == "any_medal":
             ax.set_ylim(0, 105)
         ax.set_title(f"{label} over time")
-        ax.legend(fontsize=7)
+    axes[-1].legend(**LEGEND)  # both panels draw the same rows; between them it would cover one
     return _svg(fig)
 
 
@@ -332,7 +398,11 @@ def html_report(
 ) -> str:
     """The whole page, as text; `points` are the score-over-time figures (`over_time`)."""
     plt = _pyplot()
-    figures = [("rates", "Medal rates per split", rates_figure(plt, summary, published))]
+    figures = [("rates", "Medal rates per split", rates_figure(plt, summary))]
+    if published:
+        figures.append(
+            ("published", "Beside MLE-bench's published rows", published_figure(plt, published))
+        )
     figures.append(("scores", "Normalised score per competition", scores_figure(plt, run, summary)))
     curve, ks = pass_k_figure(plt, run, summary)
     if curve:

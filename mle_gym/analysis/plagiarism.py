@@ -28,11 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.batch.store import CODE_DIR, RunStore, read_json
+from mle_gym.data.cache import cache_root
 
 #: MLE-bench flags submissions whose code is more similar than this to a public notebook.
 DEFAULT_THRESHOLD = 0.6
-#: Where `.ci/setup.d/dolos.sh` installs @dodona/dolos-lib (override: MLE_GYM_DOLOS_DIR).
-DEFAULT_DOLOS_DIR = Path.home() / ".cache" / "mle-gym" / "dolos"
 #: Largest agent file compared (kept code copies files up to 1 MiB by default).
 MAX_FILE_BYTES = 1024**2
 #: One Dolos run: at most this many agent files and bytes, beside all the notebooks.
@@ -93,7 +92,10 @@ class Finding:
 
 
 def dolos_dir() -> Path:
-    return Path(os.environ.get("MLE_GYM_DOLOS_DIR") or DEFAULT_DOLOS_DIR)
+    """Where `.ci/setup.d/dolos.sh` installs @dodona/dolos-lib: `$MLE_GYM_DOLOS_DIR`, else
+    `dolos` under `$MLE_GYM_HOME`, as every large cache (.ci/cache-dirs.sh)."""
+    configured = os.environ.get("MLE_GYM_DOLOS_DIR")
+    return Path(configured).expanduser() if configured else cache_root() / "dolos"
 
 
 def check_dolos() -> Path:

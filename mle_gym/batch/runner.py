@@ -72,7 +72,7 @@ def run_batch(
     """Run the unfinished episodes of `spec` into `store` (the caller writes the report).
 
     SIGTERM and Ctrl-C stop the running workers (their sandboxes are closed) and mark their
-    episodes failed, so the next run retries them.
+    episodes failed, so the next run retries them; one already graded is marked done.
     """
     preflight(spec, store, scheduler)
     with store.locked(), _terminate_raises():
@@ -108,7 +108,7 @@ def run_batch(
             if begun is not None and begun not in stopped:
                 stopped.append(begun)
             for task in stopped:
-                store.finish(task, Outcome(False, "interrupted: the run was stopped"))
+                store.interrupted(task)
             raise
     return BatchResult(len(tasks), skipped, done, failed)
 
@@ -158,15 +158,20 @@ def ensure_prepared(competitions: tuple[str, ...]) -> None:
         )
 
 
+class Terminated(SystemExit):
+    """SIGTERM arrived while the batch ran: the workers were stopped, as for Ctrl-C. Exits
+    with 128 + SIGTERM where nobody catches it."""
+
+
 @contextmanager
 def _terminate_raises() -> Iterator[None]:
-    """Turn SIGTERM into SystemExit while the batch runs, so the cleanup above happens."""
+    """Turn SIGTERM into `Terminated` while the batch runs, so the cleanup above happens."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def handler(signum: int, _frame: Any) -> None:
-        raise SystemExit(128 + signum)
+        raise Terminated(128 + signum)
 
     previous = signal.signal(signal.SIGTERM, handler)
     try:

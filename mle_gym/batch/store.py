@@ -20,9 +20,11 @@
         result.json                steps, total reward, duration (written last by the worker)
         episode.log                the worker's output
 
-Only the driver writes status.json; an episode is finished when its status says "done".
-While a run holds the directory's lock, a "running" status left by an earlier run means that
-run died, and the episode is run again.
+Only the driver writes status.json. An episode is finished when its result.json is whole
+(`graded`), whatever its status says: a run stopped or killed between the worker's last write
+and the driver's leaves the status behind, and every reader (resume, report) goes by the
+result. While a run holds the directory's lock, a "running" status left by an earlier run on
+an episode without a result means that run died, and the episode is run again.
 """
 
 from __future__ import annotations
@@ -236,6 +238,13 @@ class RunStore:
         write_json(directory / STATUS_FILE, status)
         return status
 
+    def interrupted(self, task: EpisodeTask) -> dict[str, Any]:
+        """Mark a stopped episode failed, to run again, unless it was graded before the stop
+        landed (its worker was closing its sandbox): then it is done."""
+        if graded(self.episode_dir(task)):
+            return self.finish(task, Outcome(True))
+        return self.finish(task, Outcome(False, "interrupted: the run was stopped"))
+
     def result(self, task: EpisodeTask) -> dict[str, Any] | None:
         return read_json(self.episode_dir(task) / RESULT_FILE)
 
@@ -246,15 +255,16 @@ class RunStore:
         for status_path in self.episodes.glob(f"*/seed-*/{STATUS_FILE}"):
             directory = status_path.parent
             status = read_json(status_path)
+            done = graded(directory)  # the rule `is_done` resumes by, whatever the status
             found.append(
                 EpisodeRecord(
                     competition_id=directory.parent.name,
                     seed=int(directory.name.removeprefix("seed-")),
-                    state=status["state"],
+                    state="done" if done else status["state"],
                     attempt=status.get("attempt", 1),
                     report=read_json(directory / REPORT_FILE),
                     result=read_json(directory / RESULT_FILE),
-                    error=status.get("error"),
+                    error=None if done else status.get("error"),
                 )
             )
         return sorted(found, key=lambda r: (r.competition_id, r.seed))

@@ -7,10 +7,11 @@ from __future__ import annotations
 import argparse
 import errno
 import sys
+import warnings
 
 import mle_gym
 from mle_gym.cli.common import SPLITS
-from mle_gym.cli.show import error, say
+from mle_gym.cli.show import error, say, show_warning
 
 # Everything heavy (gymnasium, rich, pandas, the grader, the batch runner) is imported by the
 # command that needs it, so `mle-gym --help` starts quickly.
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from mle_gym.competitions import UnknownCompetition
 
+    warnings.showwarning = show_warning
     try:
         return args.func(args)
     except (UnknownCompetition, FileNotFoundError, RuntimeError, ValueError) as exc:

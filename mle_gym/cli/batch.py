@@ -63,7 +63,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from mle_gym.batch import BatchSpec, RunStore, run_batch
     from mle_gym.batch.progress import BatchProgress
     from mle_gym.batch.resources import with_limits
-    from mle_gym.batch.runner import preflight
+    from mle_gym.batch.runner import Terminated, preflight
     from mle_gym.cli.report import write_run_report
 
     ids = _batch_competitions(args)
@@ -91,14 +91,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
             preflight(spec, store, scheduler)  # errors before the display, leaving no files
             with BatchProgress(console(), len(ids) * len(seeds), title) as progress:
                 result = run_batch(spec, store, scheduler, progress)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated) as stop:
         say(
             "interrupted: the running episodes were stopped and marked failed; run the same "
-            "command again to resume (finished episodes are kept)",
+            "command again to resume (graded episodes are kept)",
             style="red",
         )
         show.next_steps([(resume_command(args), "resume: the episodes left run")])
-        return 130
+        return stop.code if isinstance(stop, Terminated) else 130
     finally:
         if store.episodes.is_dir():
             summary = write_run_report(run_dir)

@@ -205,10 +205,13 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from mle_gym.grading import grade
 
     comp = get_competition(args.competition)
+    submission = Path(args.submission)
+    if not submission.exists():  # a typo on the command line, not an invalid submission
+        raise FileNotFoundError(f"{submission}: no such file")
     dirs = CompetitionDirs.of(comp.id)
     if not dirs.is_prepared():
         raise FileNotFoundError(f"{comp.id} is not prepared: run `mle-gym prepare {comp.id}` first")
-    report = grade(comp, Path(args.submission), dirs.private)
+    report = grade(comp, submission, dirs.private)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:

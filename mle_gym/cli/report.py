@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     from mle_gym.analysis.runs import read_run
 
     fmt = args.format or ("json" if args.json else "csv" if args.csv else "table")
+    if args.split and fmt != "mlebench":
+        command = shlex.join(
+            ["mle-gym", "report", str(args.run_dir), "--format", "mlebench", "--split", args.split]
+        )
+        raise ValueError(
+            f"--split chooses the row that --format mlebench exports; add --format mlebench: "
+            f"{command}"
+        )
     if args.other_runs:
         return _print_side_by_side(args, fmt)
     run = read_run(args.run_dir)
@@ -174,8 +183,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     summary = aggregate(run, rule_of(args))
     if fmt == "mlebench":
         return _print_mlebench(run, summary, args.split)
-    if args.split:
-        raise ValueError("--split chooses the row that --format mlebench exports")
     extras = _extras(run, summary, args)
     if regraded is not None:
         extras["regrade"] = regraded

@@ -47,14 +47,29 @@ def error(message: str) -> None:
     """A failure the user can act on: `error: ...` on stderr, as argparse says its own (the
     command then exits 2), so stdout keeps only what was asked for. Not wrapped by us: a
     path or command in it stays whole to copy (the terminal wraps for the eye)."""
+    _stderr_line(f"error: {message}", "red")
+
+
+def show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """`warnings.showwarning` for the command: one `warning: ...` line on stderr, without
+    the file, line number and source line Python adds (they are mle_gym's, not the user's)."""
+    _stderr_line(f"warning: {message}", "yellow")
+
+
+def _stderr_line(text: str, style: str) -> None:
     global _error_console
     if _error_console is None:
         from rich.console import Console
 
         _error_console = Console(stderr=True)
-    _error_console.print(
-        f"error: {message}", style="red", markup=False, highlight=False, soft_wrap=True
-    )
+    _error_console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
 
 
 # -- competitions -----------------------------------------------------------------------------
@@ -64,7 +79,9 @@ LIST_COLUMNS = (
     ("id", "split", "metric", "gold", "median", "prepared"),
     ("id", "metric", "prepared"),
 )
-_MIN_WIDTH = {0: 150, 1: 100, 2: 0}
+#: Where even the last set does not fit (80 columns: ids run to 56 characters), each row is
+#: its id with its metric on a second line, so nothing is cut or broken over lines.
+STACKED = ("competition", "prepared")
 
 
 def competition_cells(comp: Competition, prepared: bool, differs: bool = False) -> dict[str, str]:
@@ -85,13 +102,27 @@ def competition_cells(comp: Competition, prepared: bool, differs: bool = False) 
 
 
 def competitions_table(rows: Sequence[dict[str, str]], width: int | None = None) -> Any:
-    """A table of the widest column set that fits `width` (the console's by default)."""
+    """The widest column set whose cells fit `width` (the console's by default) unbroken;
+    else ids with their metrics stacked."""
+    from rich.measure import Measurement
+
+    width = width or console().width
+    options = console().options.update_width(10_000)  # the table's own width, unsqueezed
+    for level, columns in enumerate(LIST_COLUMNS):
+        table = _list_table(rows, columns, level)
+        if Measurement.get(console(), options, table).maximum <= width:
+            return table
+    stacked = [
+        {"competition": f"{row['id']}\n  {row['metric']}", "prepared": row["prepared"]}
+        for row in rows
+    ]
+    return _list_table(stacked, STACKED, len(LIST_COLUMNS))
+
+
+def _list_table(rows: Sequence[dict[str, str]], columns: Sequence[str], level: int) -> Any:
     from rich import box
     from rich.table import Table
 
-    width = width or console().width
-    level = next(k for k, need in sorted(_MIN_WIDTH.items()) if width >= need)
-    columns = LIST_COLUMNS[level]
     caption = None if level == 0 else "a wider terminal, or --json, shows every column"
     table = Table(
         title="mle_gym competitions (↑ higher is better, ↓ lower is better)",
@@ -99,15 +130,9 @@ def competitions_table(rows: Sequence[dict[str, str]], width: int | None = None)
         box=box.SIMPLE_HEAD if level else box.HEAVY_HEAD,
     )
     for column in columns:
-        text = column in ("id", "split", "metric", "prepared")
-        # Ids stay whole (they are what one types next); the other cells fold if need be.
-        table.add_column(
-            column,
-            justify="left" if text else "right",
-            overflow="fold",
-            no_wrap=column == "id",
-            min_width=max((len(r["id"]) for r in rows), default=2) if column == "id" else None,
-        )
+        text = column in ("id", "competition", "split", "metric", "prepared")
+        # Nothing wraps: ids are what one types next, and the set was chosen to fit.
+        table.add_column(column, justify="left" if text else "right", no_wrap=True)
     for row in rows:
         table.add_row(*(row[c] for c in columns))
     return table

@@ -89,6 +89,7 @@ class CompetitionEnv(gym.Env):
         task: str = "mle_gym",
         mlebench_dir: str | Path | None = None,
         snapshots: bool | dict[str, int] = True,
+        malformed_action_costs_step: bool = True,
     ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -119,6 +120,11 @@ class CompetitionEnv(gym.Env):
             raise TypeError(f"network must be False, True or 'proxy', got {network!r}")
         if network_policy is not None and network != "proxy":
             raise ValueError("network_policy governs network='proxy'; pass both")
+        if not isinstance(malformed_action_costs_step, bool):
+            raise TypeError(
+                f"malformed_action_costs_step must be True or False, got "
+                f"{malformed_action_costs_step!r}"
+            )
         if sandbox_options is not None and not isinstance(sandbox_options, dict):
             raise TypeError(
                 "sandbox_options must be a dict of options, e.g. {'memory': '4g'}, got "
@@ -148,6 +154,9 @@ class CompetitionEnv(gym.Env):
         self.max_output_chars = int(max_output_chars)
         self.reward_mode = reward_mode
         self.network = network
+        #: Whether an action that does not parse (ActionError) counts against max_steps, as
+        #: any step does; False gives RL trainers the adapters' rule, where it spends none.
+        self.malformed_action_costs_step = malformed_action_costs_step
         self.render_mode = render_mode
         # Memory defaults are this episode's share of the host (host_limits.py), with
         # `concurrent_episodes` (make_vec's num_envs, the batch runner's workers) sharing it.
@@ -315,6 +324,8 @@ class CompetitionEnv(gym.Env):
                 observation = getattr(editor, call.tool)(self.sandbox, **call.args)
         except ActionError as exc:
             observation = f"Invalid action: {exc}"
+            if not self.malformed_action_costs_step:
+                self._steps -= 1  # answered, not counted (the wall clock still runs)
         except FileToolError as exc:
             observation = f"Error: {exc}"
         except Exception as exc:  # a sandbox failure must not end the episode ungraded

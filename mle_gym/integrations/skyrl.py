@@ -129,8 +129,9 @@ class MleGymTextEnv(BaseTextEnv):
     `competition_id` is required; `backend`, `time_limit`, `max_steps`, `step_timeout`,
     `max_output_chars`, `reward_mode`, `network`, `network_policy`, `sandbox_options` go to
     `gym.make`; `seed` to `reset`; `max_turns` (SkyRL's generator sets it) bounds the
-    model's replies, and the env's `max_steps` defaults to it. `observation_role="tool"` returns each tool output as a
-    `{"role": "tool"}` message for chat templates that wrap tool results themselves.
+    model's replies, and the env's `max_steps` defaults to it. `observation_role="tool"`
+    returns each tool output as a `{"role": "tool"}` message for chat templates that wrap
+    tool results themselves.
     """
 
     def __init__(

@@ -146,7 +146,8 @@ def _home_tmpfs(user: str, disk: str | None, inodes: int | None) -> dict[str, st
 def resolve_image(client: Any, tag: str | None) -> str:
     """The image to run: `tag`, else $MLE_GYM_IMAGE, else the pinned runtime's image
     (agent_runtime.py), else the full image, else the offline one."""
-    wanted = tag or os.environ.get("MLE_GYM_IMAGE")
+    variable = None if tag else os.environ.get("MLE_GYM_IMAGE")
+    wanted = tag or variable
     candidates = [wanted] if wanted else [runtime_image(), DEFAULT_IMAGE, OFFLINE_IMAGE]
     for candidate in candidates:
         try:
@@ -154,9 +155,17 @@ def resolve_image(client: Any, tag: str | None) -> str:
             return candidate
         except ImageNotFound:
             continue
+    missing = f"Docker image {' or '.join(candidates)} not found"
+    if variable and variable not in (DEFAULT_IMAGE, OFFLINE_IMAGE):  # not a tag we build
+        raise SandboxError(
+            f"{missing} ($MLE_GYM_IMAGE chose it). Build or pull that tag, or unset "
+            "MLE_GYM_IMAGE to run mle_gym's own image."
+        )
+    if variable:
+        missing += " ($MLE_GYM_IMAGE chose it)"
     raise SandboxError(
-        f"Docker image {' or '.join(candidates)} not found. Build it with `mle-gym build-image` "
-        "(needs a registry) or `mle-gym build-image --offline` (Debian packages only)."
+        f"{missing}. Build it with `mle-gym build-image` (needs a registry) or "
+        "`mle-gym build-image --offline` (Debian packages only)."
     )
 
 

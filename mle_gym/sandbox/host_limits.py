@@ -26,10 +26,10 @@ the kernel shares them fairly between the sandboxes' groups when they compete.
 from __future__ import annotations
 
 import os
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from mle_gym.sandbox.caller_warning import warn_caller
 from mle_gym.sandbox.cgroup import own_memory_limit
 
 GIB = 1 << 30
@@ -93,11 +93,9 @@ def episode_limits(episodes: int = 1, memory: int | None = None) -> EpisodeLimit
     sandbox = min(SANDBOX_MAX, max(SANDBOX_MIN, share - grader))
     needed = episodes * (sandbox + grader)
     if needed > memory - reserve:
-        warnings.warn(
+        warn_caller(
             f"mle_gym: {episodes} episode(s) at once need at least {needed >> 20:,} MiB, more "
             f"than the {max(0, memory - reserve) >> 20:,} MiB this host can give them; run "
-            "fewer at once or set their memory yourself",
-            RuntimeWarning,
-            stacklevel=2,
+            "fewer at once or set their memory yourself"
         )
     return EpisodeLimits(sandbox // MIB * MIB, grader // MIB * MIB)

@@ -31,7 +31,6 @@ import os
 import platform
 import shutil
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +49,7 @@ from mle_gym.sandbox.base import (
     SandboxSpec,
     public_entries,
 )
+from mle_gym.sandbox.caller_warning import warn_caller
 from mle_gym.sandbox.cgroup import Cgroup, CgroupUnavailable, parse_bytes
 from mle_gym.sandbox.environment import shell_environment
 from mle_gym.sandbox.gpus import GpuSpec
@@ -164,7 +164,7 @@ def agent_python(runtime: str | Path, on_host_system: bool = False) -> Path | No
 def _warn_once(message: str) -> None:
     if message not in _warned:
         _warned.add(message)
-        warnings.warn(message, RuntimeWarning, stacklevel=4)
+        warn_caller(message)
 
 
 def _traversable(path: Path, made: set[str] | None = None) -> list[str]:
@@ -553,12 +553,10 @@ class LocalSandbox(ShellBackedSandbox):
         except WorkspaceUnavailable as exc:
             if self.as_root:
                 raise SandboxError(f"could not bound the sandbox's files: {exc}") from exc
-            warnings.warn(
+            warn_caller(
                 f"mle_gym: /home/code and /home/submission are host directories ({exc}), "
                 "bounded only by the host's disk; allow user namespaces for `unshare` or "
-                "use backend='docker'",
-                RuntimeWarning,
-                stacklevel=3,
+                "use backend='docker'"
             )
             return None
         return workspace
@@ -572,11 +570,9 @@ class LocalSandbox(ShellBackedSandbox):
         except CgroupUnavailable as exc:
             if self.as_root:
                 raise SandboxError(f"could not limit the sandbox's resources: {exc}") from exc
-            warnings.warn(
+            warn_caller(
                 f"mle_gym: the local sandbox runs without memory/pids/CPU limits ({exc}); "
-                "run as root, give this user a delegated cgroup, or use backend='docker'",
-                RuntimeWarning,
-                stacklevel=3,
+                "run as root, give this user a delegated cgroup, or use backend='docker'"
             )
             return None
         return group
