@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.analysis.audit_summary import AUDITS_DIR, PLAGIARISM_FILE, RULES_FILE
-from mle_gym.cli.show import console, say
+from mle_gym.cli.show import console, plain, say
 
 
 def add_audit_parser(sub: Any) -> None:
@@ -117,8 +117,8 @@ def _plagiarism_table(findings: list[Any], threshold: float) -> None:
         table.add_row(
             f"{f.competition_id}/seed-{f.seed}",
             "—" if f.similarity is None else f"{f.similarity:.3f}",
-            f.agent_file or (f.note or ""),
-            f.notebook or "",
+            plain(f.agent_file or (f.note or "")),
+            plain(f.notebook or ""),
             "FLAGGED" if f.flagged else "",
         )
     console().print(table)
@@ -179,8 +179,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
             table.add_column(key.replace("_", " "))
         table.add_column("flagged")
         for v in verdicts:
-            cells = [v.answers.get(k, {}).get("answer", "—") for k in rules.QUESTIONS]
-            flag = "FLAGGED" if v.flagged else (f"error: {v.error}" if v.error else "")
+            cells = [plain(v.answers.get(k, {}).get("answer", "—")) for k in rules.QUESTIONS]
+            flag = "FLAGGED" if v.flagged else (plain(f"error: {v.error}") if v.error else "")
             table.add_row(f"{v.competition_id}/seed-{v.seed}", *cells, flag)
         console().print(table)
     return 1 if any(v.flagged for v in verdicts) else (2 if any(v.error for v in verdicts) else 0)

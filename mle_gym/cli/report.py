@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mle_gym.cli.show import console, say
+from mle_gym.cli.show import console, plain, say
 
 #: `--split` of `report` -> the row it names.
 ROW_OF_SPLIT = {"lite": "Low", "medium": "Medium", "high": "High", "all": "All"}
@@ -252,7 +252,8 @@ def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse
 
     for line in header_lines(summary):
         say(line, style="dim")
-    console().print(to_table(summary, title=f"report: {args.run_dir}", width=console().width))
+    title = f"report: {plain(args.run_dir)}"
+    console().print(to_table(summary, title=title, width=console().width))
     if "pass_at_k" in extras:
         console().print(pass_k_table(extras["pass_at_k"]))
     if "published" in extras:
