@@ -103,6 +103,12 @@ def add_grade_options(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="with --submissions: where <time>_grading_report.json is written (default .)",
     )
+    parser.add_argument(
+        "--allow-private-paths",
+        action="store_true",
+        help="with --submissions: grade paths inside a prepared competition's private/ folder "
+        "(its answers) too; refused by default, since the answers would score as gold",
+    )
 
 
 def rule_of(args: argparse.Namespace) -> str:
@@ -326,10 +332,12 @@ def cmd_grade_submissions(args: argparse.Namespace) -> int:
     """Grade MLE-bench's JSONL of submissions and write its run-level grading report."""
     from mle_gym.analysis.mlebench_format import (
         grade_submissions,
+        into_answers,
         read_submissions,
         report_file_name,
     )
     from mle_gym.data import CompetitionDirs
+    from mle_gym.data.cache import cache_root
 
     def private_dir(comp: Any) -> Path:
         dirs = CompetitionDirs.of(comp.id)
@@ -339,7 +347,17 @@ def cmd_grade_submissions(args: argparse.Namespace) -> int:
             )
         return dirs.private
 
-    report = grade_submissions(read_submissions(args.submissions), private_dir)
+    entries = read_submissions(args.submissions)
+    inside = (
+        [] if args.allow_private_paths else into_answers(entries, cache_root().glob("*/private"))
+    )
+    if inside:
+        raise SystemExit(
+            f"{args.submissions}: {len(inside)} submission path(s) lie in a prepared "
+            f"competition's private/ folder (its answers), e.g. {inside[0]}; nothing was "
+            "graded. Pass --allow-private-paths to grade them anyway"
+        )
+    report = grade_submissions(entries, private_dir)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     path = args.output_dir / report_file_name()
     path.write_text(json.dumps(report, indent=2))
