@@ -253,7 +253,6 @@ def _run_child(
 ) -> tuple[GradeReport | str | None, float]:  # fmt: skip
     """Fork the grading child under `limits`: its result and the CPU seconds it used.
     `cut_by` is the budget that set its CPU limit below the per-grade one, if any."""
-    used = 0.0
     with tempfile.TemporaryDirectory(prefix="mle-gym-grade-") as scratch:
         out = Path(scratch) / "report.pickle"
         gone, alive = os.pipe()
