@@ -17,6 +17,7 @@ from typing import Any
 from mle_gym.competitions import get_competition
 from mle_gym.data.cache import CompetitionDirs, NotPrepared
 from mle_gym.grading.bounded import GradingLimits, grade_bounded
+from mle_gym.grading.budget import GradingBudget
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.rewards import REWARD_MODES
 
@@ -32,13 +33,16 @@ def evaluate(
     *,
     root: str | os.PathLike | None = None,
     limits: GradingLimits | None = None,
+    budget: GradingBudget | None = None,
 ) -> dict[str, Any]:
     """Grade `submission_path` for `competition_id` as an episode ending with it would be.
 
     Returns {"reward", "score", "valid", "any_medal", "medal", "above_median",
     "normalized_score", "error", "reward_mode", "report"}. A missing or malformed file is an
     invalid submission (reward 0 in the default mode), never an exception; an unknown
-    competition, an unknown reward mode or an unprepared competition raise.
+    competition, an unknown reward mode or an unprepared competition raise. A `budget`
+    (grading/budget.py) bounds the grade's CPU time; spent, the grade is not run and the
+    submission is invalid with that reason.
     """
     if reward_mode not in REWARD_MODES:
         raise ValueError(f"unknown reward_mode {reward_mode!r}; choose one of {REWARD_MODES}")
@@ -50,7 +54,9 @@ def evaluate(
             "(or pass root= where it is prepared)"
         )
     path = Path(submission_path)
-    report = grade_bounded(comp.id, path if path.is_file() else None, dirs.private, limits=limits)
+    report = grade_bounded(
+        comp.id, path if path.is_file() else None, dirs.private, limits=limits, budget=budget
+    )
     return outcome(report, reward_mode)
 
 
@@ -67,16 +73,22 @@ def evaluate_snapshots(
     `snapshots` is the final step's `info["snapshots"]`, or a folder holding their
     snapshots.json (a batch episode's `snapshots/`). Returns one dict per snapshot, oldest
     first: its step, elapsed seconds, sha256, bytes and `final`, its `path`, and what
-    `evaluate` gives for it (reward, score, medals, report).
+    `evaluate` gives for it (reward, score, medals, report). The grades spend what the
+    episode left of its host grading budget (the index's `grading_budget`); a snapshot
+    graded past it is not run and reads invalid, with that reason.
     """
     if isinstance(snapshots, dict):
         index, folder = snapshots, Path(snapshots["dir"])
     else:
         folder = Path(snapshots)
         index = json.loads((folder / SNAPSHOT_INDEX).read_text())
+    left = index.get("grading_budget")
+    budget = GradingBudget.from_dict(left) if left else None
     graded = []
     for entry in index["kept"]:
         path = folder / Path(entry["file"]).name
-        result = evaluate(competition_id, path, reward_mode, root=root, limits=limits)
+        result = evaluate(
+            competition_id, path, reward_mode, root=root, limits=limits, budget=budget
+        )
         graded.append({**entry, "path": str(path), **result})
     return graded

@@ -147,3 +147,63 @@ print(ask({_post(length=10**12)!r}))
     )
     assert out.split() == ["200"] * 3 + ["429"] * 5
     assert endpoint.validations == endpoint.max_validations
+
+
+@pytest.fixture
+def metric_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every run of spaceship-titanic's metric appends a line to the returned file (grades
+    run in forks of this process, which inherit the wrapper)."""
+    from mle_gym.competitions import get_competition
+    from mle_gym.grading.metrics import METRICS
+
+    log = tmp_path / "metric-calls"
+    log.touch()
+    name = get_competition(ID).metric
+    original = METRICS[name]
+
+    def counted(*args, **kwargs):
+        with open(log, "a") as handle:
+            handle.write("metric\n")
+        return original(*args, **kwargs)
+
+    monkeypatch.setitem(METRICS._all(), name, counted)
+    return log
+
+
+def _validate_27_times_and_submit(env) -> dict:
+    out, *_ = env.step(
+        "cp /home/data/sample_submission.csv /home/submission/submission.csv; "
+        "for i in $(seq 27); do curl -s -F file=@/tmp/sample.csv "
+        "http://localhost:5000/validate; echo; done"
+    )
+    assert out.count('{"result": "Submission is valid."}') == 27, out
+    *_, terminated, _, info = env.step({"tool": "submit"})
+    assert terminated and info["report"]["valid_submission"]
+    return info["integrity"]
+
+
+def test_validations_keep_the_answers_out_of_the_verdict(env, metric_calls):
+    """By default /validate answers from the format check, as the validate tool: 27 checks
+    run no metric on the answers, and the record shows no score exposed."""
+    integrity = _validate_27_times_and_submit(env)
+    assert metric_calls.read_text() == "metric\n"  # the final grade alone
+    assert integrity["validations"] == 27 and integrity["metric_runs_for_validity"] == 0
+    assert integrity["grades_before_end"] == 0 and not integrity["score_exposed_during_episode"]
+
+
+def test_the_metric_for_validity_is_an_option_counted_apart(checkout, spaceship_home, metric_calls):
+    """mlebench_validation="metric" decides as MLE-bench's server does, by grading; the
+    runs are counted as metric runs for validity, and still no score is exposed."""
+    made = gym.make(f"mle/{ID}-v0", backend="local", task="mlebench", mlebench_dir=checkout,
+                    max_steps=10, mlebench_validation="metric")  # fmt: skip
+    try:
+        made.reset(seed=0)
+        made.step("cp /home/data/sample_submission.csv /tmp/sample.csv")
+        integrity = _validate_27_times_and_submit(made)
+    finally:
+        made.close()
+    assert metric_calls.read_text() == "metric\n" * 28
+    assert integrity["validations"] == 27 and integrity["metric_runs_for_validity"] == 27
+    assert integrity["grades_before_end"] == 0 and not integrity["score_exposed_during_episode"]
+    with pytest.raises(ValueError, match="needs task='mlebench'"):
+        gym.make(f"mle/{ID}-v0", backend="local", mlebench_validation="metric")

@@ -28,7 +28,8 @@ def test_the_summary_counts_what_each_record_says() -> None:
     }
     summary = integrity_summary([
         _record(0, clean),
-        _record(1, {**clean, "validations": 7, "network": True, "hit_limit": True}),
+        _record(1, {**clean, "validations": 7, "network": True, "hit_limit": True,
+                    "metric_runs_for_validity": 7}),
         _record(2, {**clean, "score_exposed_during_episode": True,
                     "last_submission_write_step": None, "task_variant": "lite-hints"}),
         _record(3, None),
@@ -40,6 +41,7 @@ def test_the_summary_counts_what_each_record_says() -> None:
         "without_record": 1,
         "score_exposed": ["sklearn-digits/seed-2"],
         "validations": {"total": 13, "mean": 13 / 4, "max": 7},
+        "metric_runs_for_validity": 7,
         "network": 2,
         "network_use": {"sklearn-digits/seed-5": use},
         "hit_limit": ["sklearn-digits/seed-1"],

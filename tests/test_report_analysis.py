@@ -642,6 +642,7 @@ def test_report_summarises_integrity_task_differences_and_audits(
         "without_record": 0,
         "score_exposed": [],
         "validations": {"total": 7, "mean": 1.0, "max": 1},
+        "metric_runs_for_validity": 0,
         "network": 0,
         "network_use": {},
         "hit_limit": [],
@@ -652,7 +653,10 @@ def test_report_summarises_integrity_task_differences_and_audits(
         "audits": {},
     }
     table = " ".join(mle_gym("report", str(run_dir), home=report_home).stdout.split())
-    assert "validations asked: 7 (mean 1.0, max 1); network on in 0" in table
+    assert (
+        "validations asked: 7 (mean 1.0, max 1), metric runs for validity: 0; network on in 0"
+        in table
+    )
     assert "submission last written at step 3..3, never in 0; sandbox limit hit: none" in table
     assert "audits: none run" in table
 

@@ -136,3 +136,47 @@ def test_rows_with_long_multi_line_cells_are_counted_as_records(tmp_path):
     path.write_text("Id,Tags\n" + "".join(f"{i},x\n" for i in range(2000)))
     with pytest.raises(InvalidSubmission, match="more than 1300 rows"):
         check_line_count(path, expected_rows=100)
+
+
+@pytest.fixture
+def no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail the grade if any CSV parser is handed the submission (the grading child is a
+    fork of this process, so it inherits the patches)."""
+    from mle_gym.grading import clean_submission, validation
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("a CSV parser was called on a file the shape check refuses")
+
+    monkeypatch.setattr(pd, "read_csv", refuse)
+    monkeypatch.setattr(clean_submission, "read_table", refuse)
+    monkeypatch.setattr(validation, "read_as_text", refuse)
+
+
+@pytest.mark.parametrize("header_end", [b"\r", b"\r\n", b"\n"])
+def test_millions_of_cr_ended_rows_are_refused_unread_by_the_host_grader(
+    header_end, private, tmp_path, no_parsing
+):
+    """pandas and pyarrow end a row at a bare CR too: 4.8M CR-ended rows (~60 MiB, under
+    the 64 MiB copy cap) are refused by the row guard in the bounded grading child, before
+    any parser runs, whatever ends the header."""
+    from mle_gym.grading.bounded import grade_bounded
+
+    path = _file(tmp_path, b"PassengerId,Transported" + header_end + b"0000_01,True\r" * 4_800_000)
+    assert path.stat().st_size > 59 * 1024**2
+    report = grade_bounded(COMP.id, path, private)
+    assert not report.valid_submission
+    assert f"more than {3 * ROWS + 1000} rows" in report.error, report.error
+
+
+@pytest.mark.parametrize("ending", [b"\r", b"\r\n", b"\n"])
+def test_every_line_ending_counts_once(ending, tmp_path, monkeypatch):
+    """Lines are counted as pandas ends rows, each ending once (a CRLF split across two
+    read chunks too): the most lines allowed pass on the count alone, one more does not."""
+    from mle_gym.grading import shape
+
+    monkeypatch.setattr(shape, "_records_over", lambda _path, _most: True)
+    most = shape.ROW_FACTOR * ROWS + shape.ROW_SLACK
+    first = b"x" * (shape._CHUNK - 1) + ending  # a CRLF here spans the first two chunks
+    shape.check_line_count(_file(tmp_path, first + b"1,x" + ending * (most - 1)), ROWS)
+    with pytest.raises(InvalidSubmission, match=f"more than {most} rows"):
+        shape.check_line_count(_file(tmp_path, first + b"1,x" + ending * most), ROWS)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from mle_gym.analysis.aggregate import FIGURES, RunSummary
@@ -52,7 +53,7 @@ def comparison_table(columns: list[Column]) -> Table:
     table.add_column("row")
     table.add_column("figure")
     for column in columns:
-        heading = f"{column.run.root.name}\n({column.task_variant})"
+        heading = escape(f"{column.run.root.name}\n({column.task_variant})")
         table.add_column(heading, justify="right", overflow="fold")
     labels = dict(FIGURES)
     for name in row_names(columns):

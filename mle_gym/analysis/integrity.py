@@ -40,6 +40,8 @@ def integrity_summary(records: Iterable[EpisodeRecord]) -> dict[str, Any]:
             "mean": sum(validations) / len(validations) if validations else None,
             "max": max(validations, default=None),
         },
+        # MLE-bench's /validate deciding by the metric (an option): no score goes out
+        "metric_runs_for_validity": sum(i.get("metric_runs_for_validity", 0) for _, i in kept),
         "network": sum(bool(i.get("network")) for _, i in kept),
         "network_use": {
             f"{r.competition_id}/seed-{r.seed}": i["network_use"]
@@ -77,6 +79,7 @@ def integrity_lines(data: dict[str, Any]) -> list[str]:
         + (", ".join(exposed) if exposed else "none"),
         f"validations asked: {v['total']}"
         + ("" if v["mean"] is None else f" (mean {v['mean']:.1f}, max {v['max']})")
+        + f", metric runs for validity: {data.get('metric_runs_for_validity', 0)}"
         + f"; network on in {data['network']}; task variant: {variants or '—'}",
         "submission last written at step "
         + ("—" if writes["min"] is None else f"{writes['min']}..{writes['max']}")

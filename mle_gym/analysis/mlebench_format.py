@@ -14,6 +14,8 @@ In: `mle-gym grade --submissions FILE.jsonl`, MLE-bench's input (one JSON object
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -140,6 +142,18 @@ def read_submissions(path: Path) -> list[tuple[str, str]]:
     if not entries:
         raise ValueError(f"{path} holds no submissions")
     return entries
+
+
+def into_answers(entries: list[tuple[str, str]], answer_dirs: Iterable[Path]) -> list[str]:
+    """The submission paths of `entries` that lie, links followed, inside one of
+    `answer_dirs` (prepared competitions' private/ folders): graded, the answers would
+    score as gold without a word, so the caller refuses them unless told otherwise."""
+    folders = [Path(os.path.realpath(folder)) for folder in answer_dirs]
+    return [
+        path
+        for _competition, path in entries
+        if any(Path(os.path.realpath(path)).is_relative_to(folder) for folder in folders)
+    ]
 
 
 def grade_submissions(entries: list[tuple[str, str]], private_dir_of: Any) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
+from rich.markup import escape
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
@@ -86,15 +87,16 @@ class BatchProgress:
             self.done += 1
             self._tally(result)
             self.console.print(
-                f"[green]✓[/green] {task.key}: {_describe(result)} ({_clock(seconds)})",
+                f"[green]✓[/green] {escape(f'{task.key}: {_describe(result)}')} "
+                f"({_clock(seconds)})",
                 highlight=False,
             )
         else:
             self.failed += 1
             reason = (status.get("error") or "").strip().splitlines()
             self.console.print(
-                f"[red]✗[/red] {task.key} failed ({_clock(seconds)}): "
-                f"{reason[-1] if reason else 'no reason given'}",
+                f"[red]✗[/red] {escape(task.key)} failed ({_clock(seconds)}): "
+                f"{escape(reason[-1]) if reason else 'no reason given'}",
                 highlight=False,
                 markup=True,
             )

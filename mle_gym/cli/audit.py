@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.analysis.audit_summary import AUDITS_DIR, PLAGIARISM_FILE, RULES_FILE
-from mle_gym.cli.show import console, say
+from mle_gym.cli.show import console, plain, say
 
 
 def add_audit_parser(sub: Any) -> None:
@@ -113,7 +113,6 @@ def cmd_plagiarism(args: argparse.Namespace) -> int:
 
 
 def _plagiarism_table(findings: list[Any], threshold: float) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     title = f"plagiarism (Dolos; flagged above {threshold:g} or for review)"
@@ -124,10 +123,10 @@ def _plagiarism_table(findings: list[Any], threshold: float) -> None:
         table.add_row(
             f"{f.competition_id}/seed-{f.seed}",
             "—" if f.similarity is None else f"{f.similarity:.3f}",
-            f.agent_file or (f.note or ""),
-            f.notebook or "",
+            plain(f.agent_file or (f.note or "")),
+            plain(f.notebook or ""),
             "FLAGGED" if f.flagged else "",
-            escape("; ".join(f.review)),
+            plain("; ".join(f.review)),
         )
     console().print(table)
 
@@ -188,8 +187,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
         table.add_column("requests")
         table.add_column("flagged")
         for v in verdicts:
-            cells = [v.answers.get(k, {}).get("answer", "—") for k in rules.QUESTIONS]
-            flag = "FLAGGED" if v.flagged else (f"error: {v.error}" if v.error else "")
+            cells = [plain(v.answers.get(k, {}).get("answer", "—")) for k in rules.QUESTIONS]
+            flag = "FLAGGED" if v.flagged else (plain(f"error: {v.error}") if v.error else "")
             table.add_row(f"{v.competition_id}/seed-{v.seed}", *cells, str(v.requests), flag)
         console().print(table)
     return 1 if any(v.flagged for v in verdicts) else (2 if any(v.error for v in verdicts) else 0)

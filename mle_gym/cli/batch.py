@@ -11,7 +11,7 @@ from typing import Any
 
 from mle_gym.cli import show
 from mle_gym.cli.common import SPLITS, env_kwargs_from, policy_options, split_ids
-from mle_gym.cli.show import console, say
+from mle_gym.cli.show import console, plain, say
 
 
 def _batch_competitions(args: argparse.Namespace) -> list[str]:
@@ -104,7 +104,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             summary = write_run_report(run_dir)
     for line in header_lines(summary):
         say(line, style="dim")
-    console().print(to_table(summary, title=f"report: {run_dir}", width=console().width))
+    console().print(to_table(summary, title=f"report: {plain(run_dir)}", width=console().width))
     say(f"{result.done} episode(s) run, {result.skipped} already done, {result.failed} failed")
     show.next_steps(show.batch_hints(run_dir, resume_command(args), result.failed))
     return 0 if result.ok else 1

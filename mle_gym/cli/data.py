@@ -12,7 +12,7 @@ from typing import Any
 
 from mle_gym.cli import show
 from mle_gym.cli.common import SPLITS, add_split, split_ids
-from mle_gym.cli.show import console, error, log, say
+from mle_gym.cli.show import console, error, log, plain, say
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -162,7 +162,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
             if result.checked and not result.mismatches
             else "prepared"
         )
-        console().print(f"[green]{comp.id}[/green]: {verdict} in {result.dirs.root}")
+        console().print(f"[green]{comp.id}[/green]: {plain(f'{verdict} in {result.dirs.root}')}")
     if len(unavailable) > 1:
         error(
             f"{len(unavailable)} competition(s) not prepared, their Kaggle data "

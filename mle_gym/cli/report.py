@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.analysis.published import LATEST, LEADERBOARDS
-from mle_gym.cli.show import console, say
+from mle_gym.cli.show import console, plain, say
 
 #: `--split` of `report` -> the row it names.
 ROW_OF_SPLIT = {"lite": "Low", "medium": "Medium", "high": "High", "all": "All"}
@@ -120,6 +120,12 @@ def add_grade_options(parser: argparse.ArgumentParser) -> None:
         default=Path("."),
         metavar="DIR",
         help="with --submissions: where <time>_grading_report.json is written (default .)",
+    )
+    parser.add_argument(
+        "--allow-private-paths",
+        action="store_true",
+        help="with --submissions: grade paths inside a prepared competition's private/ folder "
+        "(its answers) too; refused by default, since the answers would score as gold",
     )
 
 
@@ -283,7 +289,8 @@ def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse
 
     for line in header_lines(summary):
         say(line, style="dim")
-    console().print(to_table(summary, title=f"report: {args.run_dir}", width=console().width))
+    title = f"report: {plain(args.run_dir)}"
+    console().print(to_table(summary, title=title, width=console().width))
     if "pass_at_k" in extras:
         console().print(pass_k_table(extras["pass_at_k"]))
     if "published" in extras:
@@ -382,11 +389,23 @@ def cmd_grade_submissions(args: argparse.Namespace) -> int:
     """Grade MLE-bench's JSONL of submissions and write its run-level grading report."""
     from mle_gym.analysis.mlebench_format import (
         grade_submissions,
+        into_answers,
         read_submissions,
         report_file_name,
     )
+    from mle_gym.data.cache import cache_root
 
-    report = grade_submissions(read_submissions(args.submissions), private_dir)
+    entries = read_submissions(args.submissions)
+    inside = (
+        [] if args.allow_private_paths else into_answers(entries, cache_root().glob("*/private"))
+    )
+    if inside:
+        raise SystemExit(
+            f"{args.submissions}: {len(inside)} submission path(s) lie in a prepared "
+            f"competition's private/ folder (its answers), e.g. {inside[0]}; nothing was "
+            "graded. Pass --allow-private-paths to grade them anyway"
+        )
+    report = grade_submissions(entries, private_dir)
     args.output_dir.mkdir(parents=True, exist_ok=True)
     path = args.output_dir / report_file_name()
     path.write_text(json.dumps(report, indent=2))

@@ -35,6 +35,14 @@ def console() -> Console:
     return _console
 
 
+def plain(text: object) -> str:
+    """`text` as rich prints it literally: file names, reasons and commands come from
+    agents, and `[/x]` in one would otherwise be read as markup (and raise)."""
+    from rich.markup import escape
+
+    return escape(str(text))
+
+
 def log(message: str) -> None:
     console().print(message, style="dim", markup=False, highlight=False)
 
@@ -146,7 +154,7 @@ def print_report(report: GradeReport) -> None:
     table.add_column("field", no_wrap=True)
     table.add_column("value", overflow="fold")
     for key, value in report.to_dict().items():
-        table.add_row(key, "" if value is None else str(value))
+        table.add_row(key, "" if value is None else plain(value))
     console().print(table)
 
 
@@ -161,7 +169,9 @@ def show_step(step: Step) -> None:
     info = step.info
     out = console()
     status = "" if info.get("exit_code") in (None, 0) else f" [red]exit {info['exit_code']}[/red]"
-    out.rule(f"step {info.get('step')}: {label}{status}  (time left {info.get('time_left')} s)")
+    out.rule(
+        f"step {info.get('step')}: {plain(label)}{status}  (time left {info.get('time_left')} s)"
+    )
     if detail:
         out.print(f"$ {detail.splitlines()[0][:200]}", style="cyan", markup=False, highlight=False)
     lines = step.observation.splitlines()

@@ -41,6 +41,7 @@ from mle_gym.envs.messages import OBSERVATION_FORMATS, ChatMessages, opening, to
 from mle_gym.envs.mlebench_setup import MLEBenchSetup, hardware
 from mle_gym.envs.mlebench_task import (
     TASKS,
+    VALIDATION_MODES,
     MLEBenchTask,
     fill_placeholders,
     find_mlebench_dir,
@@ -49,7 +50,14 @@ from mle_gym.envs.mlebench_task import (
 from mle_gym.envs.render import reset_glance, step_glance
 from mle_gym.envs.snapshots import SnapshotKeeper, elapsed_since
 from mle_gym.envs.spaces import ToolActionSpace, UnicodeText
-from mle_gym.grading.bounded import GradingLimits, check_bounded, grade_bounded, warm_up
+from mle_gym.grading.bounded import (
+    GradingLimits,
+    check_bounded,
+    grade_bounded,
+    grade_within,
+    warm_up,
+)
+from mle_gym.grading.budget import DEFAULT_GRADING_CPU_BUDGET, GradingBudget, GradingBudgetSpent
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.report import GradeReport
 from mle_gym.grading.rewards import REWARD_MODES
@@ -90,6 +98,8 @@ class CompetitionEnv(gym.Env):
         mlebench_dir: str | Path | None = None,
         snapshots: bool | dict[str, int] = True,
         malformed_action_costs_step: bool = True,
+        grading_cpu_budget: float = DEFAULT_GRADING_CPU_BUDGET,
+        mlebench_validation: str = "format",
     ) -> None:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -131,6 +141,20 @@ class CompetitionEnv(gym.Env):
                 f"{sandbox_options!r}"
             )
         check_options(backend, sandbox_options or {})
+        if mlebench_validation not in VALIDATION_MODES:
+            raise ValueError(
+                f"mlebench_validation must be one of {', '.join(VALIDATION_MODES)}, "
+                f"got {mlebench_validation!r}"
+            )
+        if mlebench_validation != "format" and task == "mle_gym":
+            raise ValueError(
+                "mlebench_validation chooses how MLE-bench's /validate answers: it needs "
+                "task='mlebench' or 'mlebench-obfuscated'"
+            )
+        #: Host CPU seconds for all of an episode's grades (grading/budget.py).
+        self.grading_cpu_budget = GradingBudget(grading_cpu_budget).seconds
+        #: How MLE-bench's /validate decides: the format check, or the metric as its server.
+        self.mlebench_validation = mlebench_validation
         self._snapshot_bounds = _snapshot_bounds(snapshots)
         self.competition = get_competition(competition_id)
         #: "mle_gym" (our statement), or MLE-bench's own task read from the user's checkout.
@@ -184,6 +208,7 @@ class CompetitionEnv(gym.Env):
         self._snapshots: SnapshotKeeper | None = None
         self._cap: int | None = None
         self._integrity = IntegrityLog(network=network)
+        self._budget = GradingBudget(self.grading_cpu_budget)
         self._ending = False
         self._steps = 0
         self._started: float | None = None
@@ -216,6 +241,7 @@ class CompetitionEnv(gym.Env):
         self._started = None
         self._done = False
         self._integrity = IntegrityLog(network=self.network)
+        self._budget = GradingBudget(self.grading_cpu_budget)
         self._ending = False
         task, manual = self._task(), self._manual()
         self._last_observation = f"{task}\n{manual}"
@@ -350,10 +376,15 @@ class CompetitionEnv(gym.Env):
                         graded, self._steps, elapsed_since(self._started), final=True
                     )
                 # ungraded copies, on the host until the next reset() or close():
-                # mle_gym.evaluate_snapshots grades them
-                info["snapshots"] = self._snapshots.to_dict()
+                # mle_gym.evaluate_snapshots grades them, with what is left of the budget
+                info["snapshots"] = {
+                    **self._snapshots.to_dict(),
+                    "grading_budget": self._budget.to_dict(),
+                }
             info["integrity"] = self._integrity.record(
-                info.get("snapshots"), info["network"] if self._egress is not None else None
+                info.get("snapshots"),
+                self._budget.to_dict(),
+                info["network"] if self._egress is not None else None,
             )
             if truncated:
                 observation += (
@@ -541,17 +572,30 @@ class CompetitionEnv(gym.Env):
                 f"No submission yet: write {self.sandbox.paths.submission}/"
                 f"{self.competition.submission.filename}."
             )
-        # validity only: no metric runs during the episode, so no score exists to leak
-        reason = check_bounded(
+        try:
+            reason = self._format_check(path)
+        except GradingBudgetSpent as exc:
+            return False, f"The submission was not checked: {exc}."
+        if reason is None:
+            return True, "The submission is valid."
+        return False, f"The submission is invalid: {reason}"
+
+    def _format_check(self, path: Path) -> str | None:
+        """Validity only: no metric runs during the episode, so no score exists to leak.
+        Checks spend the grading budget down to the final grade's share; past it they
+        raise GradingBudgetSpent, unrun."""
+        return check_bounded(
             self.competition.id,
             path,
             self.dirs.private,
             shown_path=self._submission_path(),
             limits=self.grading_limits,
+            budget=self._budget,
+            keep=self._final_share(),
         )
-        if reason is None:
-            return True, "The submission is valid."
-        return False, f"The submission is invalid: {reason}"
+
+    def _final_share(self) -> float:
+        return self._budget.final_share(self.grading_limits.cpu_seconds)
 
     def keep_code(self, dest: Path, bounds: CodeBounds | None = None) -> dict[str, Any] | None:
         """Copy the episode's code folder to `dest` on the host, bounded (envs/kept_code.py),
@@ -579,14 +623,38 @@ class CompetitionEnv(gym.Env):
 
     def check_file(self, path: Path) -> tuple[bool, str]:
         """MLE-bench's validation answer for a submission file on the host (its grading
-        server's words), never its score: for the endpoint of task="mlebench"."""
-        report = self._grade_file(path)
-        if report.valid_submission:
+        server's words), never its score: for the endpoint of task="mlebench". By default
+        the answer is the format check's, as the validate tool's; with
+        mlebench_validation="metric" the metric runs for the verdict, as in MLE-bench's
+        server, counted apart (`metric_runs_for_validity`): its score is not shown."""
+        self._integrity.validations += 1
+        try:
+            if self.mlebench_validation == "metric":
+                error = self._metric_for_validity(path)
+            else:
+                error = self._format_check(path)
+        except GradingBudgetSpent as exc:
+            error = f"the submission was not checked: {exc}"
+        if error is None:
             return True, "Submission is valid."
         return False, (
             "Submission invalid! The attempt to grade the submission has resulted in the "
-            f"following error message:\n{report.error}"
+            f"following error message:\n{error}"
         )
+
+    def _metric_for_validity(self, path: Path) -> str | None:
+        """The error of a full grade of `path` (None when valid); the score goes nowhere."""
+        report = grade_within(
+            self.competition.id,
+            path,
+            self.dirs.private,
+            self._budget,
+            shown_path=self._submission_path(),
+            limits=self.grading_limits,
+            keep=self._final_share(),
+        )
+        self._integrity.metric_runs_for_validity += 1
+        return report.error
 
     def _grade_file(self, path: Path | None) -> GradeReport:
         if not self._ending:
@@ -597,6 +665,7 @@ class CompetitionEnv(gym.Env):
             self.dirs.private,
             shown_path=self._submission_path(),
             limits=self.grading_limits,
+            budget=self._budget,
         )
 
     def _grade(self) -> GradeReport:

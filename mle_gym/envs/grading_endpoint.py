@@ -5,8 +5,9 @@ field `file`) and read `{"result": "Submission is valid."}` or `"Submission inva
 `GET /health` says the server runs. Here the sandbox keeps no network: the harness's relay
 (`mle_gym.sandbox.socket_relay`, run as the agent) listens on the sandbox's own 127.0.0.1:5000 and
 pipes each connection to this server's unix socket, bound read-only into the sandbox. The
-answer comes from the env's own format check on the host, where the answers stay: never a
-score, and these two routes are all there is.
+answer comes from the env on the host, where the answers stay (its format check, or the
+metric when the env is asked to decide as MLE-bench's server does): never a score, and these
+two routes are all there is.
 
 The sandbox is untrusted: only its processes may connect (`sandbox.socket_peers`), a body is
 bounded before it is read and written to disk, not held, one check runs at a time (each

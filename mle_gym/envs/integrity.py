@@ -18,9 +18,13 @@ MAX_NOTES = 20
 @dataclass
 class IntegrityLog:
     network: bool | str
+    #: Validity checks asked for: the validate tool and MLE-bench's /validate.
     validations: int = 0
-    #: Grades (metric runs) made before the episode's final grade: 0 unless something
-    #: graded mid-episode, which would let a score reach the agent or its policy.
+    #: Of those, checks that ran the metric to decide validity (MLE-bench's /validate with
+    #: mlebench_validation="metric", as its own server does); the score went nowhere.
+    metric_runs_for_validity: int = 0
+    #: Grades (metric runs) made before the episode's final grade whose score could reach
+    #: the agent or its policy: 0 unless something graded mid-episode.
     grades_before_end: int = 0
     step_timeouts: int = 0
     limit_notes: list[str] = field(default_factory=list)
@@ -32,22 +36,31 @@ class IntegrityLog:
                 self.limit_notes.append(note)
 
     def record(
-        self, snapshots: dict[str, Any] | None, egress: dict[str, Any] | None = None
+        self,
+        snapshots: dict[str, Any] | None,
+        grading_budget: dict[str, Any],
+        egress: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The record for the final `info`; `snapshots` is the final snapshot index, and
+        """The record for the final `info`; `snapshots` is the final snapshot index,
+        `grading_budget` the episode's host grading budget (`GradingBudget.to_dict`), and
         `egress` the proxy's summary where the network went through one."""
         kept = (snapshots or {}).get("kept") or []
+        notes = list(self.limit_notes)
+        if grading_budget.get("refused"):
+            notes.append(f"host grading budget spent: {grading_budget['refused']} grade(s) not run")
         return {
             "validations": self.validations,
+            "metric_runs_for_validity": self.metric_runs_for_validity,
             "grades_before_end": self.grades_before_end,
             "score_exposed_during_episode": self.grades_before_end > 0,
+            "grading_budget": dict(grading_budget),
             "network": self.network,
             # the step after which the graded content was last found written
             "last_submission_write_step": kept[-1]["step"] if kept else None,
             "submission_snapshots": len(kept),
-            "hit_limit": bool(self.step_timeouts or self.limit_notes),
+            "hit_limit": bool(self.step_timeouts or notes),
             "step_timeouts": self.step_timeouts,
-            "limit_notes": list(self.limit_notes),
+            "limit_notes": notes,
             **({"network_use": _network_use(egress)} if egress is not None else {}),
         }
 

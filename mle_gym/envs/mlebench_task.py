@@ -31,6 +31,9 @@ DESCRIPTION_NAME = "description.md"
 OBFUSCATED_DESCRIPTION_NAME = "description_obfuscated.md"
 #: Its grading server's port on the sandbox's own loopback.
 VALIDATION_PORT = 5000
+#: How that server's /validate decides here: the format check (default: no metric runs
+#: on the answers during the episode), or the metric, as MLE-bench's own server does.
+VALIDATION_MODES = ("format", "metric")
 
 
 class MLEBenchNotFound(FileNotFoundError):

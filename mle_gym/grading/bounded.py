@@ -32,6 +32,7 @@ from pathlib import Path
 from mle_gym.competitions import get_competition
 from mle_gym.extras import install_hint
 from mle_gym.forks import FORK_LOCK
+from mle_gym.grading.budget import GradingBudget, GradingBudgetSpent
 from mle_gym.grading.errors import AnswerKeyError
 from mle_gym.grading.grader import check_submission, grade
 from mle_gym.grading.report import GradeReport
@@ -73,7 +74,10 @@ def _grade_in_child(
     gc.freeze()
     cap = limits.memory + (_address_space() if limits.memory_added else 0)
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a killed grade dumps no GBs of core
+    # SIGXCPU at the limit (a hard limit equal to it would be a bare SIGKILL, which reads
+    # as a memory kill); SIGKILL a second later should the signal be caught
+    resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
     # The system allocator hands freed blocks back, where pyarrow's default pools keep them:
     # a grade's peak memory is then what it holds, not what it once held. (jemalloc peaks
     # lower still, but at the memory limit it crashed the child where malloc fails cleanly.)
@@ -106,15 +110,22 @@ def _address_space() -> int:
         return int(handle.read().split()[0]) * resource.getpagesize()
 
 
-def _wait(pid: int, gone: int, seconds: float) -> int | None:
-    """The child's wait status, or None when it is still running after `seconds`. `gone`
-    is a pipe's read end whose write end only the child holds: it reads EOF the moment the
-    child ends, so the wait is exact and costs no polling."""
+def _wait(pid: int, gone: int, seconds: float) -> tuple[int, float] | None:
+    """The child's wait status and the CPU seconds it used, or None when it is still
+    running after `seconds`. `gone` is a pipe's read end whose write end only the child
+    holds: it reads EOF the moment the child ends, so the wait is exact and costs no
+    polling."""
     poller = select.poll()  # not select(): a process holding many sandboxes passes fd 1024
     poller.register(gone, select.POLLIN)
     if not poller.poll(round(seconds * 1000)):
         return None
-    return os.waitpid(pid, 0)[1]
+    return _reap(pid)
+
+
+def _reap(pid: int) -> tuple[int, float]:
+    """Wait for the ended child: its status and its CPU seconds (user and system)."""
+    _pid, status, usage = os.wait4(pid, 0)
+    return status, usage.ru_utime + usage.ru_stime
 
 
 @lru_cache(maxsize=1)
@@ -146,9 +157,36 @@ def grade_bounded(
     *,
     shown_path: str | None = None,
     limits: GradingLimits | None = None,
+    budget: GradingBudget | None = None,
 ) -> GradeReport:
-    """`grade` in a child process under `limits`; any failure is an invalid report."""
-    return _bounded(competition_id, submission, private_dir, shown_path, limits, False)
+    """`grade` in a child process under `limits`; any failure is an invalid report. With a
+    `budget`, the child gets at most what is left of it, and with nothing left the grade
+    is not run: its report is invalid and says why."""
+    if budget is None:
+        return _bounded(competition_id, submission, private_dir, shown_path, limits, False)
+    try:
+        return grade_within(
+            competition_id, submission, private_dir, budget, shown_path=shown_path, limits=limits
+        )
+    except GradingBudgetSpent as exc:
+        return _failed(competition_id, shown_path, str(exc))
+
+
+def grade_within(
+    competition_id: str,
+    submission: Path | None,
+    private_dir: Path,
+    budget: GradingBudget,
+    *,
+    shown_path: str | None = None,
+    limits: GradingLimits | None = None,
+    keep: float = 0.0,
+) -> GradeReport:
+    """`grade_bounded` spending `budget` down to `keep` at most; with less left it raises
+    GradingBudgetSpent and nothing runs."""
+    return _bounded(  # type: ignore[return-value]
+        competition_id, submission, private_dir, shown_path, limits, False, budget, keep
+    )
 
 
 def check_bounded(
@@ -158,12 +196,17 @@ def check_bounded(
     *,
     shown_path: str | None = None,
     limits: GradingLimits | None = None,
+    budget: GradingBudget | None = None,
+    keep: float = 0.0,
 ) -> str | None:
     """Whether `submission` would be graded, checked in a bounded child without computing
-    any score (the validate tool): None when valid, else the reason."""
+    any score (the validate tool): None when valid, else the reason. With a `budget`, the
+    check may spend it down to `keep`; past that it raises GradingBudgetSpent, unrun."""
     if submission is None or not submission.is_file():
         return "no submission file"
-    result = _bounded(competition_id, submission, private_dir, shown_path, limits, True)
+    result = _bounded(
+        competition_id, submission, private_dir, shown_path, limits, True, budget, keep
+    )
     if isinstance(result, GradeReport):  # the child failed: the failure's report says why
         return result.error
     return result
@@ -176,10 +219,40 @@ def _bounded(
     shown_path: str | None,
     limits: GradingLimits | None,
     check_only: bool,
+    budget: GradingBudget | None = None,
+    keep: float = 0.0,
 ) -> GradeReport | str | None:  # fmt: skip
     limits = limits or GradingLimits()
     _preload()
     get_competition(competition_id)  # loads the catalog here, not in the child
+    if budget is None:
+        return _run_child(
+            competition_id, submission, private_dir, shown_path, limits, check_only, None
+        )[0]
+    granted = budget.grant(limits.cpu_seconds, keep)
+    used = float(granted)  # charged in full should the wait itself fail
+    try:
+        result, used = _run_child(
+            competition_id, submission, private_dir, shown_path,
+            replace(limits, cpu_seconds=granted), check_only,
+            budget if granted < limits.cpu_seconds else None,
+        )  # fmt: skip
+    finally:
+        budget.settle(granted, used)
+    return result
+
+
+def _run_child(
+    competition_id: str,
+    submission: Path | None,
+    private_dir: Path,
+    shown_path: str | None,
+    limits: GradingLimits,
+    check_only: bool,
+    cut_by: GradingBudget | None,
+) -> tuple[GradeReport | str | None, float]:  # fmt: skip
+    """Fork the grading child under `limits`: its result and the CPU seconds it used.
+    `cut_by` is the budget that set its CPU limit below the per-grade one, if any."""
     with tempfile.TemporaryDirectory(prefix="mle-gym-grade-") as scratch:
         out = Path(scratch) / "report.pickle"
         gone, alive = os.pipe()
@@ -200,13 +273,22 @@ def _bounded(
                 os._exit(code)
         os.close(alive)
         try:
-            status = _wait(pid, gone, limits.wall_seconds)
+            ended = _wait(pid, gone, limits.wall_seconds)
         finally:
             os.close(gone)
-        if status is None:
+        if ended is None:
             os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        elif os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and out.is_file():
+            status, used = None, _reap(pid)[1]
+        else:
+            status, used = ended
+        if status is not None and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:
+            used = max(used, limits.cpu_seconds)  # the kernel's count passed the limit
+        if (
+            status is not None
+            and os.WIFEXITED(status)
+            and os.WEXITSTATUS(status) == 0
+            and out.is_file()
+        ):
             unread = object()
             loaded: object = unread
             with contextlib.suppress(Exception):
@@ -214,13 +296,18 @@ def _bounded(
             if isinstance(loaded, AnswerKeyError):
                 raise loaded
             if loaded is not unread:  # a check's None (valid) is a result too
-                return loaded  # type: ignore[return-value]
+                return loaded, used  # type: ignore[return-value]
     if status is None:
         reason = f"grading took longer than {limits.wall_seconds:g} s"
     elif os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGXCPU:
-        reason = f"grading used more than {limits.cpu_seconds} s of CPU time"
+        reason = f"grading used more than {limits.cpu_seconds} s of CPU time" + (
+            f", the rest of this episode's host grading budget ({cut_by.seconds:g} CPU "
+            "seconds for all its grades)"
+            if cut_by is not None
+            else ""
+        )
     elif os.WIFSIGNALED(status):
         reason = f"the grading process was killed (signal {os.WTERMSIG(status)}), likely for memory"
     else:
         reason = "the grading process ended without a report"
-    return _failed(competition_id, shown_path, reason)
+    return _failed(competition_id, shown_path, reason), used

@@ -41,14 +41,14 @@ def read_header(path: Path, expected_columns: int) -> list[str]:
         head = handle.read(limit + 1)
     if not head.strip():
         raise InvalidSubmission("the submission file is empty")
-    end = head.find(b"\n")
+    end = _line_end(head)
     if end < 0 and len(head) > limit:
         raise InvalidSubmission(
             f"the header line is longer than {limit} bytes; expected {expected_columns} "
             "column(s): the id column and the target column(s)"
         )
     line = (head if end < 0 else head[:end]).decode("utf-8-sig", errors="replace")
-    return next(csv.reader([line.rstrip("\r")]), [])
+    return next(csv.reader([line]), [])
 
 
 def check_header(names: list[str], expected_columns: int) -> None:
@@ -71,14 +71,17 @@ def check_header(names: list[str], expected_columns: int) -> None:
 
 
 def check_line_count(path: Path, expected_rows: int) -> None:
-    """Count lines in fixed-size chunks, stopping as soon as the bound is passed; past it,
-    count CSV records instead (a sample that keeps long multi-line text cells, such as a
-    question's body, has many lines per row) before refusing."""
+    """Count line endings as pandas and pyarrow end a row (LF, CRLF and a bare CR) in
+    fixed-size chunks, stopping as soon as the bound is passed; past it, count CSV
+    records instead (a sample that keeps long multi-line text cells, such as a question's
+    body, has many lines per row) before refusing."""
     most = ROW_FACTOR * expected_rows + ROW_SLACK
     lines = 0
+    carried_cr = False  # a CR ended the last chunk: an LF first here is its CRLF
     with open(path, "rb") as handle:
         while chunk := handle.read(_CHUNK):
-            lines += chunk.count(b"\n")
+            lines += _line_endings(chunk) - (carried_cr and chunk.startswith(b"\n"))
+            carried_cr = chunk.endswith(b"\r")
             if lines > most:
                 break
         else:
@@ -88,6 +91,17 @@ def check_line_count(path: Path, expected_rows: int) -> None:
             f"the submission has more than {most} rows; expected {expected_rows} rows "
             "(one per test id) plus the header"
         )
+
+
+def _line_endings(chunk: bytes) -> int:
+    """Line endings in `chunk`: each LF, and each CR not followed by an LF."""
+    return chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+
+
+def _line_end(head: bytes) -> int:
+    """Where the first line of `head` ends (at a CR or an LF), or -1."""
+    ends = [at for at in (head.find(b"\n"), head.find(b"\r")) if at >= 0]
+    return min(ends, default=-1)
 
 
 def _records_over(path: Path, most: int) -> bool:
