@@ -41,6 +41,7 @@ from mle_gym.sandbox.base import (
     public_entries,
 )
 from mle_gym.sandbox.cgroup import parse_bytes
+from mle_gym.sandbox.docker_runtime import check_network, chosen_runtime, runtime_arguments
 from mle_gym.sandbox.engine import connect
 from mle_gym.sandbox.environment import shell_environment
 from mle_gym.sandbox.gpus import GpuSpec, device_requests
@@ -135,7 +136,9 @@ class DockerSandbox(ShellBackedSandbox):
     """A container per episode; every limit has a safe default and can be changed.
 
     `memory` "auto": one episode's share of the host (host_limits.py); `cpus` "auto": every
-    core this process may use; `user` ("uid:gid"), default: a uid of the sandbox's own.
+    core this process may use; `user` ("uid:gid"), default: a uid of the sandbox's own;
+    `runtime`: the engine's OCI runtime to run the container with, e.g. "runsc" (gVisor,
+    docker_runtime.py), default: $MLE_GYM_DOCKER_RUNTIME, else the engine's default.
     """
 
     def __init__(
@@ -150,9 +153,12 @@ class DockerSandbox(ShellBackedSandbox):
         disk: str | None = DEFAULT_DISK,
         network_name: str | None = None,
         files: int = DEFAULT_FILES,
+        runtime: str | None = None,
     ) -> None:
         self.client = connect()
         self.image = resolve_image(self.client, image)
+        self.runtime = chosen_runtime(runtime)
+        self._runtime_args = runtime_arguments(self.client, self.runtime) if self.runtime else []
         if memory == "auto":
             memory = f"{episode_limits(1).sandbox_memory // MIB}m"
         self.memory = memory
@@ -207,6 +213,7 @@ class DockerSandbox(ShellBackedSandbox):
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 device_requests=self.device_requests,
+                runtime=self.runtime,
             )
             probe.start()
             probe.wait(timeout=_IO_TIMEOUT)
@@ -225,6 +232,7 @@ class DockerSandbox(ShellBackedSandbox):
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, spec: SandboxSpec) -> None:
         self.stop()
+        check_network(self.runtime, self._runtime_args, spec.network)
         sweep_once()
         self.host_dir = owned_dir("docker")
         logs = self.logs_dir = self.host_dir / "logs"
@@ -263,6 +271,7 @@ class DockerSandbox(ShellBackedSandbox):
             pids_limit=self.pids_limit,
             shm_size=self.shm_size,
             device_requests=self.device_requests or None,
+            runtime=self.runtime,
         )
         if self.memory:
             options.update(mem_limit=self.memory, memswap_limit=self.memory)
@@ -551,6 +560,7 @@ class DockerSandbox(ShellBackedSandbox):
         return {
             "backend": "docker",
             "isolation": "container",
+            "container_runtime": self.runtime or "default",
             "image": self.image,
             "gpus": self.gpus,
             "memory": self.memory,
