@@ -16,9 +16,13 @@ import pytest
 from docker.types import DeviceRequest
 
 import mle_gym  # noqa: F401
+from mle_gym.cli import build_parser
+from mle_gym.cli.common import env_kwargs_from
 from mle_gym.data import CompetitionDirs
 from mle_gym.data.checksums import md5_of
+from mle_gym.sandbox.base import SandboxError, SandboxSpec
 from mle_gym.sandbox.containers import LABEL, LABEL_PID
+from mle_gym.sandbox.docker import DockerSandbox
 from mle_gym.sandbox.gpus import assign_gpus, device_requests
 from mle_gym.sandbox.uids import AGENT_UIDS
 
@@ -275,3 +279,40 @@ def test_gpus_reach_the_container_request(spaceship_home: Path, docker_engine) -
     with pytest.raises(RuntimeError, match="cannot give the sandbox the GPUs"):
         gym.make("mle/spaceship-titanic-v0", backend="docker", sandbox_options={"gpus": ["0"]})
     assert _ours(docker_engine) == []  # the check's container is gone too
+
+
+# -- the engine's runtime (gVisor's runsc) ------------------------------------------------------
+def test_an_unknown_runtime_is_refused_with_the_way_to_register_it(
+    spaceship_home: Path, docker_engine
+) -> None:
+    with pytest.raises(RuntimeError, match=r"no runtime named 'mle-gym-no-such-runtime'.*runsc"):
+        gym.make(
+            "mle/spaceship-titanic-v0",
+            backend="docker",
+            sandbox_options={"runtime": "mle-gym-no-such-runtime"},
+        )
+    with pytest.raises(ValueError, match=r"unknown sandbox option.*runtime"):
+        gym.make("mle/spaceship-titanic-v0", backend="docker", sandbox_options={"runtimes": "x"})
+
+
+def test_runsc_refuses_what_it_cannot_give(tmp_path: Path, runsc: str) -> None:
+    """The network (gVisor registered with --network=none) and the host's unix sockets that
+    the harness and MLE-bench's route need are refused with the reason, not left to fail."""
+    sandbox = DockerSandbox()  # $MLE_GYM_DOCKER_RUNTIME=runsc
+    assert sandbox.describe()["container_runtime"] == "runsc"
+    with pytest.raises(SandboxError, match=r"network=True.*--network=none"):
+        sandbox.start(SandboxSpec(tmp_path, network=True))
+    sandbox.start(SandboxSpec(tmp_path))
+    try:
+        with pytest.raises(SandboxError, match="gVisor's own kernel"):
+            sandbox.agent_identity()
+    finally:
+        sandbox.stop()
+
+
+def test_the_cli_passes_the_runtime_to_docker_sandboxes_only() -> None:
+    parse = build_parser().parse_args
+    args = parse(["run", "sklearn-digits", "--backend", "docker", "--docker-runtime", "runsc"])
+    assert env_kwargs_from(args)["sandbox_options"] == {"runtime": "runsc"}
+    with pytest.raises(SystemExit, match="add --backend docker"):
+        env_kwargs_from(parse(["run", "sklearn-digits", "--docker-runtime", "runsc"]))

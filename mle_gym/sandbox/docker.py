@@ -41,7 +41,7 @@ from mle_gym.sandbox.base import (
     public_entries,
 )
 from mle_gym.sandbox.cgroup import parse_bytes
-from mle_gym.sandbox.docker_runtime import check_network, chosen_runtime, runtime_arguments
+from mle_gym.sandbox.docker_runtime import check_network, chosen_runtime, is_gvisor, registration
 from mle_gym.sandbox.engine import connect
 from mle_gym.sandbox.environment import shell_environment
 from mle_gym.sandbox.gpus import GpuSpec, device_requests
@@ -158,7 +158,7 @@ class DockerSandbox(ShellBackedSandbox):
         self.client = connect()
         self.image = resolve_image(self.client, image)
         self.runtime = chosen_runtime(runtime)
-        self._runtime_args = runtime_arguments(self.client, self.runtime) if self.runtime else []
+        self._registered = registration(self.client, self.runtime) if self.runtime else {}
         if memory == "auto":
             memory = f"{episode_limits(1).sandbox_memory // MIB}m"
         self.memory = memory
@@ -232,7 +232,7 @@ class DockerSandbox(ShellBackedSandbox):
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, spec: SandboxSpec) -> None:
         self.stop()
-        check_network(self.runtime, self._runtime_args, spec.network)
+        check_network(self.runtime, self._registered, spec.network)
         sweep_once()
         self.host_dir = owned_dir("docker")
         logs = self.logs_dir = self.host_dir / "logs"
@@ -410,6 +410,13 @@ class DockerSandbox(ShellBackedSandbox):
         engine remaps users), and the container's first process."""
         if self.container is None:
             raise SandboxError("the sandbox is not started")
+        if is_gvisor(self._registered):
+            raise SandboxError(
+                f"the agent runs in gVisor's own kernel (runtime {self.runtime!r}), which "
+                "neither connects to the host's unix sockets nor shows the host its processes, "
+                "so the harness's model proxy and MLE-bench's validation route cannot be "
+                "offered to it: run harness and task='mlebench' episodes on the default runtime"
+            )
         self.container.reload()
         pid = int(self.container.attrs["State"]["Pid"])
         uid, _, gid = self.user.partition(":")

@@ -30,21 +30,26 @@ def chosen_runtime(runtime: str | None) -> str | None:
     return runtime or os.environ.get(RUNTIME_VARIABLE) or None
 
 
-def runtime_arguments(client: Any, runtime: str) -> list[str]:
-    """The arguments the engine gives `runtime`; a clear error when it has no such runtime."""
+def registration(client: Any, runtime: str) -> dict[str, Any]:
+    """How the engine runs `runtime` ({"path": ..., "runtimeArgs": [...]}); a clear error
+    when it has no such runtime."""
     known = client.info().get("Runtimes") or {}
     if runtime not in known:
         raise SandboxError(
             f"the Docker engine has no runtime named {runtime!r} (it has: "
             f"{', '.join(sorted(known)) or 'none listed'}). {_HOW_TO_REGISTER}"
         )
-    return list((known[runtime] or {}).get("runtimeArgs") or [])
+    return dict(known[runtime] or {})
 
 
-def check_network(runtime: str | None, arguments: list[str], network: bool) -> None:
+def is_gvisor(registered: dict[str, Any]) -> bool:
+    return os.path.basename(str(registered.get("path") or "")) == "runsc"
+
+
+def check_network(runtime: str | None, registered: dict[str, Any], network: bool) -> None:
     """Refuse `network=True` on a runtime registered without a network of its own (gVisor's
     `--network=none`: loopback only), which would otherwise fail each connection silently."""
-    if network and runtime and "--network=none" in arguments:
+    if network and runtime and "--network=none" in (registered.get("runtimeArgs") or []):
         raise SandboxError(
             f"network=True, but the engine runs {runtime!r} with --network=none (no network "
             "inside, whatever Docker attaches). Register a runtime without that argument for "
