@@ -30,6 +30,11 @@ LOG="${DOCKERD_LOG:-/tmp/dockerd.log}"
 WAIT="${DOCKERD_WAIT_SECONDS:-60}"
 
 log() { echo "[docker-up] $*" >&2; }
+give_up() {
+    log "$1; last log lines:"
+    tail -n 40 "$LOG" >&2 || true
+    exit 1
+}
 
 if [ "$(id -u)" -ne 0 ]; then
     log "must run as root"
@@ -90,11 +95,7 @@ if docker info >/dev/null 2>&1; then
         kill -HUP "$(pgrep -x -o dockerd)"
         deadline=$((SECONDS + WAIT))
         until has_runsc; do
-            if [ "$SECONDS" -ge "$deadline" ]; then
-                log "the engine did not list runsc within ${WAIT}s; last log lines:"
-                tail -n 20 "$LOG" >&2 || true
-                exit 1
-            fi
+            [ "$SECONDS" -lt "$deadline" ] || give_up "the engine did not list runsc within ${WAIT}s"
             sleep 1
         done
     fi
@@ -147,15 +148,9 @@ fi
 deadline=$((SECONDS + WAIT))
 until docker info >/dev/null 2>&1; do
     if [ -n "$dockerd_pid" ] && ! kill -0 "$dockerd_pid" 2>/dev/null; then
-        log "dockerd exited during start-up; last log lines:"
-        tail -n 40 "$LOG" >&2 || true
-        exit 1
+        give_up "dockerd exited during start-up"
     fi
-    if [ "$SECONDS" -ge "$deadline" ]; then
-        log "dockerd did not come up within ${WAIT}s; last log lines:"
-        tail -n 40 "$LOG" >&2 || true
-        exit 1
-    fi
+    [ "$SECONDS" -lt "$deadline" ] || give_up "dockerd did not come up within ${WAIT}s"
     sleep 1
 done
 log "engine up: $(docker info --format '{{.ServerVersion}} {{.Driver}}')"
