@@ -99,6 +99,7 @@ def test_memory_limit_kill_is_reported(env, docker_runtime) -> None:
     if docker_runtime == "runsc":
         # gVisor's kernel is one host process in the container's cgroup: the limit ends the
         # whole sandbox (docs/security.md), and the next command starts it again
+        assert "the sandbox had stopped (out of memory, limit 512m)" in output
         assert _answers_again(env)
         return
     assert "killed: out of memory, limit 512m" in output

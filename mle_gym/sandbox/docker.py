@@ -33,6 +33,7 @@ from mle_gym.sandbox import containers, fd_wait
 from mle_gym.sandbox.agent_runtime import runtime_image
 from mle_gym.sandbox.base import (
     AgentIdentity,
+    CommandResult,
     FileInfo,
     SandboxError,
     SandboxFileError,
@@ -187,6 +188,7 @@ class DockerSandbox(ShellBackedSandbox):
         self._check_gpus()
         self.paths = SandboxPaths()
         self.container: Any = None
+        self._stopped_note: str | None = None
         self.shell: ShellSession | None = None
         self.host_dir: Path | None = None
         self._env: dict[str, str] = {}
@@ -320,8 +322,28 @@ class DockerSandbox(ShellBackedSandbox):
         except APIError as exc:
             if exc.status_code != 409:  # 409: the container is not running
                 raise
+            self._stopped_note = self._why_stopped()
             self.container.start()
             return self.client.api.exec_create(self.container.id, argv, **options)["Id"]
+
+    def _why_stopped(self) -> str:
+        """What the next command's result says of a container found stopped: under gVisor a
+        memory overrun ends the whole sandbox, which only the engine's record shows."""
+        self.container.reload()
+        state = self.container.attrs.get("State") or {}
+        oom = state.get("OOMKilled")
+        cause = f"out of memory, limit {self.memory}" if oom else f"exit {state.get('ExitCode')}"
+        return (
+            f"the sandbox had stopped ({cause}) and was started again: its writable places "
+            "(/home/code, /home/submission, /tmp, the home folder) start empty"
+        )
+
+    def _after_run(self, result: CommandResult) -> CommandResult:
+        result = super()._after_run(result)
+        if self._stopped_note is not None:
+            result.add_note(self._stopped_note)
+            self._stopped_note = None
+        return result
 
     def _spawn_shell(self) -> tuple[fdspawn, OutputPipe]:
         pipe = self._open_output_pipe()
