@@ -18,7 +18,8 @@ from mle_gym.sandbox.base import SandboxError
 RUNTIME_VARIABLE = "MLE_GYM_DOCKER_RUNTIME"
 #: What registers gVisor with a Debian engine (.ci/docker-up.sh does it).
 _HOW_TO_REGISTER = (
-    "For gVisor: `apt-get install runsc`, add "
+    "For gVisor: `apt-get install runsc` (on Debian bookworm `-t bookworm-backports`: "
+    "bookworm's own runsc breaks `ls`), add "
     '"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}} '
     "to /etc/docker/daemon.json and reload the engine (`kill -HUP $(pidof dockerd)`); "
     ".ci/docker-up.sh does both"
@@ -43,6 +44,8 @@ def registration(client: Any, runtime: str) -> dict[str, Any]:
 
 
 def is_gvisor(registered: dict[str, Any]) -> bool:
+    """Whether the registration runs gVisor, whose agent has no process or uid on the host
+    and reaches no host socket."""
     return os.path.basename(str(registered.get("path") or "")) == "runsc"
 
 
