@@ -9,6 +9,16 @@
 # Idempotent: installs only what is missing, starts dockerd only when
 # `docker info` fails, and waits (bounded) until the engine answers.
 #
+# gVisor: Debian's runsc is registered as the runtime "runsc" in
+# /etc/docker/daemon.json (other keys there are kept); a running engine that
+# does not list it yet reloads its configuration (SIGHUP), without a restart.
+# On bookworm it comes from bookworm-backports (20240729): bookworm's own
+# (20221219) refuses the statx flags of bookworm's coreutils, so `ls` and
+# `stat` fail with EINVAL inside. It is registered with --network=none: these
+# releases take a network namespace whose /proc/sys/net/core/rmem_default
+# exists (every one, on recent kernels) for the host's and refuse to start in
+# it, and sandboxes have no network by default anyway.
+#
 # Tunables (environment):
 #   DOCKERD_LOG             dockerd log file            (default /tmp/dockerd.log)
 #   DOCKERD_WAIT_SECONDS    how long to wait for dockerd (default 60)
@@ -20,6 +30,11 @@ LOG="${DOCKERD_LOG:-/tmp/dockerd.log}"
 WAIT="${DOCKERD_WAIT_SECONDS:-60}"
 
 log() { echo "[docker-up] $*" >&2; }
+give_up() {
+    log "$1; last log lines:"
+    tail -n 40 "$LOG" >&2 || true
+    exit 1
+}
 
 if [ "$(id -u)" -ne 0 ]; then
     log "must run as root"
@@ -38,13 +53,57 @@ if [ "${#missing[@]}" -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# --- 2. already running? -------------------------------------------------------
+# runsc's release date, 0 when there is none (e.g. "runsc version 0.0~20240729.0")
+runsc_date() { { runsc --version 2>/dev/null || true; } | grep -o '[0-9]\{8\}' | head -n 1 || echo 0; }
+if [ "$(runsc_date)" -lt 20240729 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    suite=()
+    if grep -q '^VERSION_CODENAME=bookworm' /etc/os-release; then
+        backports=/etc/apt/sources.list.d/bookworm-backports.sources
+        if [ ! -e "$backports" ]; then
+            printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' \
+                'Suites: bookworm-backports' 'Components: main' \
+                'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$backports"
+        fi
+        suite=(-t bookworm-backports)
+    fi
+    log "installing runsc (gVisor) ${suite[*]}"
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${suite[@]}" runsc >/dev/null
+fi
+
+# --- 2. gVisor's runtime in the engine's configuration ---------------------------
+CONFIG=/etc/docker/daemon.json
+mkdir -p "$(dirname "$CONFIG")"
+python3 - "$CONFIG" "$(command -v runsc)" <<'PY'
+import json, sys
+from pathlib import Path
+config, runsc = Path(sys.argv[1]), sys.argv[2]
+settings = json.loads(config.read_text() or "{}") if config.exists() else {}
+wanted = {"path": runsc, "runtimeArgs": ["--network=none"]}
+if settings.get("runtimes", {}).get("runsc") != wanted:
+    settings.setdefault("runtimes", {})["runsc"] = wanted
+    config.write_text(json.dumps(settings, indent=2) + "\n")
+PY
+
+has_runsc() { docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; }
+
+# --- 3. already running? -------------------------------------------------------
 if docker info >/dev/null 2>&1; then
+    if ! has_runsc; then
+        log "reloading the engine's configuration to register runsc"
+        kill -HUP "$(pgrep -x -o dockerd)"
+        deadline=$((SECONDS + WAIT))
+        until has_runsc; do
+            [ "$SECONDS" -lt "$deadline" ] || give_up "the engine did not list runsc within ${WAIT}s"
+            sleep 1
+        done
+    fi
     log "engine already up: $(docker info --format '{{.ServerVersion}} {{.Driver}}')"
     exit 0
 fi
 
-# --- 3. choose options -----------------------------------------------------------
+# --- 4. choose options -----------------------------------------------------------
 opts=()
 driver="${DOCKERD_STORAGE_DRIVER:-}"
 if [ -z "$driver" ]; then
@@ -85,19 +144,13 @@ else
     log "dockerd process exists; waiting for it to answer"
 fi
 
-# --- 4. wait -----------------------------------------------------------------
+# --- 5. wait -----------------------------------------------------------------
 deadline=$((SECONDS + WAIT))
 until docker info >/dev/null 2>&1; do
     if [ -n "$dockerd_pid" ] && ! kill -0 "$dockerd_pid" 2>/dev/null; then
-        log "dockerd exited during start-up; last log lines:"
-        tail -n 40 "$LOG" >&2 || true
-        exit 1
+        give_up "dockerd exited during start-up"
     fi
-    if [ "$SECONDS" -ge "$deadline" ]; then
-        log "dockerd did not come up within ${WAIT}s; last log lines:"
-        tail -n 40 "$LOG" >&2 || true
-        exit 1
-    fi
+    [ "$SECONDS" -lt "$deadline" ] || give_up "dockerd did not come up within ${WAIT}s"
     sleep 1
 done
 log "engine up: $(docker info --format '{{.ServerVersion}} {{.Driver}}')"

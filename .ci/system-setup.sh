@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # System pieces the tests need, installed on a fresh Debian machine (run as root):
 # bubblewrap, libseccomp and slirp4netns for the local sandbox (iproute2's `ip` for the
-# tests that read its routes), and a running Docker engine for the docker one.
+# tests that read its routes), and a running Docker engine for the docker one (with
+# gVisor's runsc registered as a runtime: .ci/docker-up.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=()

@@ -12,7 +12,7 @@ import pytest
 from mle_gym.competitions import get_competition
 from mle_gym.data import prepare
 from tests.batch_support import batch_args, mle_gym
-from tests.prerequisites import IN_CI, REPO, SHARED, SPACESHIP_RAW, require_shared
+from tests.prerequisites import IN_CI, REPO, SHARED, SPACESHIP_RAW, require, require_shared
 
 __all__ = ["IN_CI", "REPO", "SHARED", "SPACESHIP_RAW"]
 
@@ -67,12 +67,41 @@ def docker_engine():
 
 @pytest.fixture(params=["local", "docker"])
 def backend(request: pytest.FixtureRequest) -> str:
-    """Each env-level test runs on both sandboxes."""
-    if request.param == "docker":
+    """Each env-level test runs on both sandboxes ("docker-runsc", given by `WITH_RUNSC`:
+    docker with every container under gVisor)."""
+    if request.param.startswith("docker"):
+        if request.param == "docker-runsc":
+            request.getfixturevalue("runsc")
         request.getfixturevalue("docker_engine")
-    else:
-        require_bwrap()
+        return "docker"
+    require_bwrap()
     return request.param
+
+
+@pytest.fixture
+def runsc(docker_engine, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every docker sandbox of the test (its subprocesses' too) runs under gVisor's runsc,
+    through $MLE_GYM_DOCKER_RUNTIME; CI's engine has it registered (.ci/docker-up.sh)."""
+    from mle_gym.sandbox.docker_runtime import RUNTIME_VARIABLE
+
+    require(
+        "runsc" in (docker_engine.info().get("Runtimes") or {}),
+        "the Docker engine has no runtime runsc: run .ci/docker-up.sh as root",
+    )
+    monkeypatch.setenv(RUNTIME_VARIABLE, "runsc")
+    return "runsc"
+
+
+@pytest.fixture(params=["default", "runsc"])
+def docker_runtime(request: pytest.FixtureRequest) -> str:
+    """A docker test run on the engine's default runtime and again under gVisor's runsc."""
+    if request.param == "runsc":
+        request.getfixturevalue("runsc")
+    return request.param
+
+
+#: A security test taking `backend` that must hold under gVisor too.
+WITH_RUNSC = pytest.mark.parametrize("backend", ["local", "docker", "docker-runsc"], indirect=True)
 
 
 @pytest.fixture(scope="session")

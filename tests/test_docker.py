@@ -16,9 +16,13 @@ import pytest
 from docker.types import DeviceRequest
 
 import mle_gym  # noqa: F401
+from mle_gym.cli import build_parser
+from mle_gym.cli.common import env_kwargs_from
 from mle_gym.data import CompetitionDirs
 from mle_gym.data.checksums import md5_of
+from mle_gym.sandbox.base import SandboxError, SandboxSpec
 from mle_gym.sandbox.containers import LABEL, LABEL_PID
+from mle_gym.sandbox.docker import DockerSandbox
 from mle_gym.sandbox.gpus import assign_gpus, device_requests
 from mle_gym.sandbox.uids import AGENT_UIDS
 
@@ -31,7 +35,8 @@ def _ours(client, pid: int | None = None) -> list:
 
 
 @pytest.fixture
-def env(spaceship_home: Path, docker_engine):
+def env(spaceship_home: Path, docker_engine, docker_runtime: str):
+    """An episode's sandbox on the engine's default runtime, and again under gVisor."""
     with gym.make(
         "mle/spaceship-titanic-v0",
         backend="docker",
@@ -47,11 +52,12 @@ def run(env, command: str) -> tuple[str, dict]:
     return observation, info
 
 
-def test_container_is_unprivileged_and_labelled(env, docker_engine) -> None:
+def test_container_is_unprivileged_and_labelled(env, docker_engine, docker_runtime) -> None:
     uid, *caps = run(env, "id -u; grep CapEff /proc/self/status")[0].split()
     assert int(uid) in AGENT_UIDS and caps == ["CapEff:", "0000000000000000"]
     (container,) = _ours(docker_engine)
     attrs = container.attrs["HostConfig"]
+    assert attrs["Runtime"] == {"default": "runc"}.get(docker_runtime, docker_runtime)
     assert attrs["NetworkMode"] == "none" and not attrs["Privileged"]
     assert attrs["CapDrop"] == ["ALL"] and attrs["PidsLimit"] == 256
     assert attrs["Memory"] == 512 * 1024**2
@@ -81,19 +87,40 @@ def test_data_is_read_only(env, spaceship_home: Path) -> None:
         "rm -f /home/data/train.csv; echo x > /home/data/new; "
         "rm -rf --no-preserve-root / 2>/dev/null; echo done",
     )
-    assert "Read-only file system" in output and output.rstrip().endswith("done")
+    # gVisor checks the agent's permissions before the mount's read-only flag: either refuses
+    refused = ("Read-only file system", "Permission denied")
+    assert any(reason in output for reason in refused) and output.rstrip().endswith("done")
     assert {p.name: md5_of(p) for p in public.iterdir()} == before
 
 
-def test_memory_limit_kill_is_reported(env) -> None:
+def test_memory_limit_kill_is_reported(env, docker_runtime) -> None:
     output, info = run(env, "python3 -c 'x = bytearray(2 * 1024**3); print(len(x))'")
+    assert str(2 * 1024**3) not in output
+    if docker_runtime == "runsc":
+        # gVisor's kernel is one host process in the container's cgroup: the limit ends the
+        # whole sandbox (docs/security.md), and the next command starts it again
+        assert "the sandbox had stopped (out of memory, limit 512m)" in output
+        assert _answers_again(env)
+        return
     assert "killed: out of memory, limit 512m" in output
     assert info["exit_code"] == 137
     assert run(env, "echo alive")[0] == "alive"
 
 
-def test_fork_bomb_is_contained_and_env_stays_usable(env) -> None:
+def _answers_again(env, command: str = "echo alive", expected: str = "alive") -> bool:
+    """Whether `command` answers `expected` again within a few steps (the first ones after
+    a sandbox that was ended report the lost shell)."""
+    return any(run(env, command)[0].splitlines()[-1:] == [expected] for _ in range(5))
+
+
+def test_fork_bomb_is_contained_and_env_stays_usable(env, docker_runtime) -> None:
     env.step("echo kept > /home/code/notes.txt")
+    if docker_runtime == "runsc":
+        # each of gVisor's address spaces is a host process, so the pids limit ends the
+        # whole sandbox (docs/security.md); the next commands start it again
+        run(env, ":(){ :|:& };:")
+        assert _answers_again(env, "ls /proc | grep -c '^[0-9]' | sed 's/^[0-9]$/few/'", "few")
+        return
     observation = ""
     for _ in range(3):  # the bomb, then commands until the full process table is noticed
         observation, info = run(env, ":(){ :|:& };:")
@@ -267,3 +294,40 @@ def test_a_missing_image_named_by_mle_gym_image_says_the_variable_chose_it(
     message = str(refused.value)
     assert "mle-gym-test:no-such-tag" in message and "$MLE_GYM_IMAGE chose it" in message
     assert "build-image" not in message and "unset MLE_GYM_IMAGE" in message
+
+
+# -- the engine's runtime (gVisor's runsc) ------------------------------------------------------
+def test_an_unknown_runtime_is_refused_with_the_way_to_register_it(
+    spaceship_home: Path, docker_engine
+) -> None:
+    with pytest.raises(RuntimeError, match=r"no runtime named 'mle-gym-no-such-runtime'.*runsc"):
+        gym.make(
+            "mle/spaceship-titanic-v0",
+            backend="docker",
+            sandbox_options={"runtime": "mle-gym-no-such-runtime"},
+        )
+    with pytest.raises(ValueError, match=r"unknown sandbox option.*runtime"):
+        gym.make("mle/spaceship-titanic-v0", backend="docker", sandbox_options={"runtimes": "x"})
+
+
+def test_runsc_refuses_what_it_cannot_give(tmp_path: Path, runsc: str) -> None:
+    """The network (gVisor registered with --network=none) and the host's unix sockets that
+    the harness and MLE-bench's route need are refused with the reason, not left to fail."""
+    sandbox = DockerSandbox()  # $MLE_GYM_DOCKER_RUNTIME=runsc
+    assert sandbox.describe()["container_runtime"] == "runsc"
+    with pytest.raises(SandboxError, match=r"network=True.*--network=none"):
+        sandbox.start(SandboxSpec(tmp_path, network=True))
+    sandbox.start(SandboxSpec(tmp_path))
+    try:
+        with pytest.raises(SandboxError, match="gVisor's own kernel"):
+            sandbox.agent_identity()
+    finally:
+        sandbox.stop()
+
+
+def test_the_cli_passes_the_runtime_to_docker_sandboxes_only() -> None:
+    parse = build_parser().parse_args
+    args = parse(["run", "sklearn-digits", "--backend", "docker", "--docker-runtime", "runsc"])
+    assert env_kwargs_from(args)["sandbox_options"] == {"runtime": "runsc"}
+    with pytest.raises(SystemExit, match="add --backend docker"):
+        env_kwargs_from(parse(["run", "sklearn-digits", "--docker-runtime", "runsc"]))

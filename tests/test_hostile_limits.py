@@ -62,8 +62,8 @@ def public(tmp_path: Path) -> Path:
 
 
 def _two_sandboxes(backend: str, public: Path, request: pytest.FixtureRequest) -> list[Sandbox]:
-    if backend == "docker":
-        request.getfixturevalue("docker_engine")
+    if backend.startswith("docker"):
+        request.getfixturevalue("runsc" if backend == "docker-runsc" else "docker_engine")
         from mle_gym.sandbox.docker import DockerSandbox
 
         boxes: list[Sandbox] = [DockerSandbox(), DockerSandbox()]
@@ -231,14 +231,14 @@ def test_local_sandbox_has_a_cpu_quota_by_default(public: Path) -> None:
 
 # -- other sandboxes' cgroups ------------------------------------------------------------------
 @pytest.mark.timeout(180)
-@pytest.mark.parametrize("backend", ["local", "docker"])
+@pytest.mark.parametrize("backend", ["local", "docker", "docker-runsc"])
 def test_another_sandboxs_cgroup_is_out_of_sight(
     backend: str, public: Path, request: pytest.FixtureRequest
 ) -> None:
     """From inside one sandbox, nothing of the other's cgroup (its processes, its memory
     use) can be found or read under /sys."""
     watcher, other = _two_sandboxes(backend, public, request)
-    if backend == "docker":
+    if backend.startswith("docker"):
         name = other.container.id  # type: ignore[attr-defined]
         files = []
     else:

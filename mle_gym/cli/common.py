@@ -92,6 +92,14 @@ def add_env_options(parser: argparse.ArgumentParser) -> None:
         help="sandbox: local (bubblewrap) or docker (default: local)",
     )
     group.add_argument(
+        "--docker-runtime",
+        dest="docker_runtime",
+        metavar="NAME",
+        help="the Docker engine's runtime for the containers, e.g. runsc (gVisor: a kernel of "
+        "its own between the agent and the host's; see docs/security.md); with --backend "
+        "docker (default: $MLE_GYM_DOCKER_RUNTIME, else the engine's default)",
+    )
+    group.add_argument(
         "--seed", type=int, default=0, help="reset seed; a batch uses SEED, SEED+1, ... (default 0)"
     )
     group.add_argument(
@@ -170,6 +178,12 @@ def env_kwargs_from(args: argparse.Namespace) -> dict[str, Any]:
         kwargs["network"] = "proxy"
         if policy is not None:
             kwargs["network_policy"] = policy
+    if getattr(args, "docker_runtime", None):
+        if args.backend != "docker":
+            raise SystemExit(
+                "--docker-runtime is an option of the docker sandbox: add --backend docker"
+            )
+        kwargs["sandbox_options"] = {"runtime": args.docker_runtime}
     return kwargs
 
 

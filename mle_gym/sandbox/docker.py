@@ -40,6 +40,7 @@ from mle_gym.sandbox.base import (
     GONE,
     LATE,
     AgentIdentity,
+    CommandResult,
     FileInfo,
     SandboxError,
     SandboxFileError,
@@ -48,6 +49,7 @@ from mle_gym.sandbox.base import (
     public_entries,
 )
 from mle_gym.sandbox.cgroup import parse_bytes
+from mle_gym.sandbox.docker_runtime import check_network, chosen_runtime, is_gvisor, registration
 from mle_gym.sandbox.engine import connect
 from mle_gym.sandbox.environment import shell_environment
 from mle_gym.sandbox.gpus import GpuSpec, device_requests
@@ -173,7 +175,9 @@ class DockerSandbox(ShellBackedSandbox):
     """A container per episode; every limit has a safe default and can be changed.
 
     `memory` "auto": one episode's share of the host (host_limits.py); `cpus` "auto": every
-    core this process may use; `user` ("uid:gid"), default: a uid of the sandbox's own.
+    core this process may use; `user` ("uid:gid"), default: a uid of the sandbox's own;
+    `runtime`: the engine's OCI runtime to run the container with, e.g. "runsc" (gVisor,
+    docker_runtime.py), default: $MLE_GYM_DOCKER_RUNTIME, else the engine's default.
     """
 
     def __init__(
@@ -188,9 +192,12 @@ class DockerSandbox(ShellBackedSandbox):
         disk: str | None = DEFAULT_DISK,
         network_name: str | None = None,
         files: int = DEFAULT_FILES,
+        runtime: str | None = None,
     ) -> None:
         self.client = connect()
         self.image = resolve_image(self.client, image)
+        self.runtime = chosen_runtime(runtime)
+        self._registered = registration(self.client, self.runtime) if self.runtime else {}
         if memory == "auto":
             memory = f"{episode_limits(1).sandbox_memory // MIB}m"
         self.memory = memory
@@ -219,6 +226,7 @@ class DockerSandbox(ShellBackedSandbox):
         self._check_gpus()
         self.paths = SandboxPaths()
         self.container: Any = None
+        self._stopped_note: str | None = None
         self.shell: ShellSession | None = None
         self.host_dir: Path | None = None
         self._env: dict[str, str] = {}
@@ -245,6 +253,7 @@ class DockerSandbox(ShellBackedSandbox):
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
                 device_requests=self.device_requests,
+                runtime=self.runtime,
             )
             probe.start()
             probe.wait(timeout=_IO_TIMEOUT)
@@ -263,6 +272,7 @@ class DockerSandbox(ShellBackedSandbox):
     # -- lifecycle ------------------------------------------------------------------------------
     def start(self, spec: SandboxSpec) -> None:
         self.stop()
+        check_network(self.runtime, self._registered, spec.network)
         sweep_once()
         self.host_dir = owned_dir("docker")
         logs = self.logs_dir = self.host_dir / "logs"
@@ -302,6 +312,7 @@ class DockerSandbox(ShellBackedSandbox):
             pids_limit=self.pids_limit,
             shm_size=self.shm_size,
             device_requests=self.device_requests or None,
+            runtime=self.runtime,
         )
         if self.memory:
             options.update(mem_limit=self.memory, memswap_limit=self.memory)
@@ -350,8 +361,28 @@ class DockerSandbox(ShellBackedSandbox):
         except APIError as exc:
             if exc.status_code != 409:  # 409: the container is not running
                 raise
+            self._stopped_note = self._why_stopped()
             self.container.start()
             return self.client.api.exec_create(self.container.id, argv, **options)["Id"]
+
+    def _why_stopped(self) -> str:
+        """What the next command's result says of a container found stopped: under gVisor a
+        memory overrun ends the whole sandbox, which only the engine's record shows."""
+        self.container.reload()
+        state = self.container.attrs.get("State") or {}
+        oom = state.get("OOMKilled")
+        cause = f"out of memory, limit {self.memory}" if oom else f"exit {state.get('ExitCode')}"
+        return (
+            f"the sandbox had stopped ({cause}) and was started again: its writable places "
+            "(/home/code, /home/submission, /tmp, the home folder) start empty"
+        )
+
+    def _after_run(self, result: CommandResult) -> CommandResult:
+        result = super()._after_run(result)
+        if self._stopped_note is not None:
+            result.add_note(self._stopped_note)
+            self._stopped_note = None
+        return result
 
     def _spawn_shell(self) -> tuple[fdspawn, OutputPipe]:
         pipe = self._open_output_pipe()
@@ -440,6 +471,13 @@ class DockerSandbox(ShellBackedSandbox):
         engine remaps users), and the container's first process."""
         if self.container is None:
             raise SandboxError("the sandbox is not started")
+        if is_gvisor(self._registered):
+            raise SandboxError(
+                f"the agent runs in gVisor's own kernel (runtime {self.runtime!r}), which "
+                "neither connects to the host's unix sockets nor shows the host its processes, "
+                "so the harness's model proxy and MLE-bench's validation route cannot be "
+                "offered to it: run harness and task='mlebench' episodes on the default runtime"
+            )
         self.container.reload()
         pid = int(self.container.attrs["State"]["Pid"])
         uid, _, gid = self.user.partition(":")
@@ -634,6 +672,7 @@ class DockerSandbox(ShellBackedSandbox):
         return {
             "backend": "docker",
             "isolation": "container",
+            "container_runtime": self.runtime or "default",
             "image": self.image,
             "gpus": self.gpus,
             "memory": self.memory,

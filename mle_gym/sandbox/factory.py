@@ -32,6 +32,7 @@ OPTIONS = {
         "disk",
         "network_name",
         "files",
+        "runtime",
     ),
 }
 
