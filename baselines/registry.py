@@ -15,13 +15,13 @@ from mle_gym.runner import Policy
 
 
 def _scripted(**_options: Any) -> Policy:
-    from baselines.scripted import ScriptedTabularPolicy
+    from mle_gym_baselines.scripted import ScriptedTabularPolicy
 
     return ScriptedTabularPolicy()
 
 
 def _llm(**options: Any) -> Policy:
-    from baselines.llm_agent import LLMAgentPolicy
+    from mle_gym_baselines.llm_agent import LLMAgentPolicy
 
     return LLMAgentPolicy(**options)
 
@@ -39,7 +39,7 @@ def _missing(name: str, extra: str, exc: ImportError, note: str = "") -> Missing
 
 def _mini_swe_agent(**options: Any) -> Policy:
     try:
-        from baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
+        from mle_gym_baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
     except ImportError as exc:
         raise _missing("mini-swe-agent", "mini-swe-agent", exc) from exc
     return MiniSweAgentPolicy(**options)
@@ -47,7 +47,7 @@ def _mini_swe_agent(**options: Any) -> Policy:
 
 def _aide(**options: Any) -> Policy:
     try:
-        from baselines.scaffolds.aide import AidePolicy
+        from mle_gym_baselines.scaffolds.aide import AidePolicy
     except ImportError as exc:
         raise _missing("aide", "aide", exc, " && pip install --no-deps aideml==0.2.2") from exc
     return AidePolicy(**options)
@@ -55,14 +55,14 @@ def _aide(**options: Any) -> Policy:
 
 def _openhands(**options: Any) -> Policy:
     try:
-        from baselines.scaffolds.openhands import OpenHandsPolicy
+        from mle_gym_baselines.scaffolds.openhands import OpenHandsPolicy
     except ImportError as exc:
         raise _missing("openhands", "openhands", exc, " in Python >= 3.12") from exc
     return OpenHandsPolicy(**options)
 
 
 def _mlab(**options: Any) -> Policy:
-    from baselines.scaffolds.mlab import MlabPolicy  # our own code: no package to install
+    from mle_gym_baselines.scaffolds.mlab import MlabPolicy  # our own code: no package to install
 
     return MlabPolicy(**options)
 

@@ -14,8 +14,8 @@ import gymnasium as gym
 import pytest
 
 import mle_gym
-from baselines.registry import make_policy
-from baselines.scaffolds.aide import AidePolicy
+from mle_gym_baselines.registry import make_policy
+from mle_gym_baselines.scaffolds.aide import AidePolicy
 from mle_gym.inversion import ScaffoldError
 from mle_gym.runner import Episode, Policy
 from tests.agent_support import run_cli_policy, run_policy_episode
@@ -155,7 +155,7 @@ def test_importing_the_adapter_keeps_the_host_warnings() -> None:
 
     code = (
         "import warnings; original = warnings.warn\n"
-        "import baselines.scaffolds.aide\n"
+        "import mle_gym_baselines.scaffolds.aide\n"
         "print(warnings.warn is original)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

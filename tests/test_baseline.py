@@ -7,7 +7,7 @@ from pathlib import Path
 import gymnasium as gym
 
 import mle_gym  # noqa: F401
-from baselines.scripted import ScriptedTabularPolicy
+from mle_gym_baselines.scripted import ScriptedTabularPolicy
 from mle_gym.grading.grader import normalized_score
 from mle_gym.runner import run_episode
 

@@ -12,7 +12,7 @@ import gymnasium as gym
 import pytest
 
 import mle_gym
-from baselines.llm_agent import LLMAgentPolicy
+from mle_gym_baselines.llm_agent import LLMAgentPolicy
 from mle_gym.tools import ActionError
 from tests.agent_support import run_policy_episode
 from tests.conftest import require_bwrap
@@ -134,7 +134,7 @@ def test_mini_swe_agent_answers_deeply_nested_calls_and_the_episode_is_graded(
     converts each response first, must not fail the model call (it would be retried with
     the same conversation, the same call, until the scaffold dies)."""
     require(find_spec("minisweagent") is not None, "mini-swe-agent is not installed")
-    from baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
+    from mle_gym_baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
 
     require_bwrap()
     done = tool("bash", command="echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")
@@ -155,7 +155,7 @@ def test_aide_asks_again_for_a_review_it_cannot_decode_and_the_episode_is_graded
     """AIDE decodes its review's function call itself and stops at one it cannot decode,
     with no way to tell the model: the adapter asks again (bounded) instead."""
     require(find_spec("aide") is not None, "aideml is not installed")
-    from baselines.scaffolds.aide import AidePolicy
+    from mle_gym_baselines.scaffolds.aide import AidePolicy
     from tests.llm_server import TRAIN_SCRIPT
     from tests.test_aide import SEARCH, aide_plan
 

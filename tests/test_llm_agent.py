@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from baselines.llm_agent import EndpointError, LLMAgentPolicy, Prices
-from baselines.llm_agent.context import compact
-from baselines.registry import make_policy
+from mle_gym_baselines.llm_agent import EndpointError, LLMAgentPolicy, Prices
+from mle_gym_baselines.llm_agent.context import compact
+from mle_gym_baselines.registry import make_policy
 from mle_gym.runner import Episode, Policy
 from tests.agent_support import run_cli_policy, run_policy_episode
 from tests.conftest import require_bwrap

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from baselines.llm_agent import LLMAgentPolicy
-from baselines.llm_agent.client import EndpointError
-from baselines.llm_agent.endpoint import DEFAULT_BASE_URL, Endpoint
+from mle_gym_baselines.llm_agent import LLMAgentPolicy
+from mle_gym_baselines.llm_agent.client import EndpointError
+from mle_gym_baselines.llm_agent.endpoint import DEFAULT_BASE_URL, Endpoint
 from tests.agent_support import run_cli_policy
 from tests.conftest import require_bwrap
 from tests.llm_server import Reply, ScriptedLLMServer, dead_endpoint, tool

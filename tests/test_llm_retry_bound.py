@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from baselines.llm_agent.client import ChatClient, EndpointError
-from baselines.llm_agent.endpoint import Endpoint
-from baselines.llm_agent.retry import RETRIES_VARIABLE, SECONDS_VARIABLE, RetryPolicy
+from mle_gym_baselines.llm_agent.client import ChatClient, EndpointError
+from mle_gym_baselines.llm_agent.endpoint import Endpoint
+from mle_gym_baselines.llm_agent.retry import RETRIES_VARIABLE, SECONDS_VARIABLE, RetryPolicy
 from tests.llm_server import dead_endpoint
 
 
@@ -67,7 +67,7 @@ def test_bound_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_llm_policy_makes_the_bounded_attempts(closing_server: ClosingServer, quick_bound) -> None:
-    from baselines.llm_agent import LLMAgentPolicy
+    from mle_gym_baselines.llm_agent import LLMAgentPolicy
 
     client = LLMAgentPolicy(base_url=closing_server.url, model="m", backoff=0.05).client
     assert client.retry.max_retries == 2  # the shared bound
@@ -100,7 +100,7 @@ def test_aide_makes_the_bounded_attempts_quietly(
     import gymnasium as gym
 
     import mle_gym
-    from baselines.scaffolds.aide import AidePolicy
+    from mle_gym_baselines.scaffolds.aide import AidePolicy
     from mle_gym.inversion import ScaffoldError
     from tests.conftest import require_bwrap
 
@@ -133,7 +133,7 @@ def test_mini_swe_agent_makes_the_bounded_attempts_quietly(
     import gymnasium as gym
 
     import mle_gym
-    from baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
+    from mle_gym_baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
     from mle_gym.inversion import ScaffoldError
     from tests.conftest import require_bwrap
 
@@ -157,7 +157,7 @@ def test_cli_run_against_a_dead_endpoint_says_one_error(
     module = {
         "llm": "requests",
         "mini-swe-agent": "minisweagent",
-        "aide": "baselines.scaffolds.aide",
+        "aide": "mle_gym_baselines.scaffolds.aide",
     }[policy]
     pytest.importorskip(module, reason=f"the {policy!r} extra is not installed")
     from tests.agent_support import run_cli_policy

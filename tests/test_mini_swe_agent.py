@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import mle_gym
-from baselines.registry import make_policy
-from baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
+from mle_gym_baselines.registry import make_policy
+from mle_gym_baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
 from mle_gym.inversion import ScaffoldError
 from mle_gym.runner import Episode, Policy
 from tests.agent_support import run_cli_policy, run_policy_episode

@@ -9,8 +9,8 @@ import gymnasium as gym
 import pytest
 
 import mle_gym
-from baselines.llm_agent.tools import TOOLS as BASELINE_TOOLS
-from baselines.llm_agent.tools import parse_calls
+from mle_gym_baselines.llm_agent.tools import TOOLS as BASELINE_TOOLS
+from mle_gym_baselines.llm_agent.tools import parse_calls
 from mle_gym.tools import TOOL_NAMES, ActionError, parse_action
 
 VALID = {

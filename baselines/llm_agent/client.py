@@ -15,8 +15,8 @@ from typing import Any
 
 import requests
 
-from baselines.llm_agent.endpoint import Endpoint
-from baselines.llm_agent.retry import RetryPolicy
+from mle_gym_baselines.llm_agent.endpoint import Endpoint
+from mle_gym_baselines.llm_agent.retry import RetryPolicy
 
 #: HTTP statuses worth another attempt: timeouts, rate limits and server-side failures.
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})

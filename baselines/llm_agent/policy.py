@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from baselines.llm_agent.client import ChatClient, Completion
-from baselines.llm_agent.context import compact
-from baselines.llm_agent.endpoint import Endpoint
-from baselines.llm_agent.retry import RetryPolicy
-from baselines.llm_agent.tools import TOOLS, Call, parse_calls
-from baselines.llm_agent.usage import CallRecord, Prices, StepRecord, Usage
+from mle_gym_baselines.llm_agent.client import ChatClient, Completion
+from mle_gym_baselines.llm_agent.context import compact
+from mle_gym_baselines.llm_agent.endpoint import Endpoint
+from mle_gym_baselines.llm_agent.retry import RetryPolicy
+from mle_gym_baselines.llm_agent.tools import TOOLS, Call, parse_calls
+from mle_gym_baselines.llm_agent.usage import CallRecord, Prices, StepRecord, Usage
 
 SYSTEM_PROMPT = """\
 You are an expert machine-learning engineer competing in a Kaggle competition inside a \

@@ -40,11 +40,11 @@ from aide.interpreter import ExecutionResult
 from aide.journal import Journal, Node
 from omegaconf import OmegaConf
 
-from baselines.llm_agent.client import EndpointError, unreachable
-from baselines.llm_agent.endpoint import Endpoint
-from baselines.llm_agent.retry import RetryPolicy
-from baselines.llm_agent.usage import CallRecord, Usage
-from baselines.scaffolds.common import task_statement
+from mle_gym_baselines.llm_agent.client import EndpointError, unreachable
+from mle_gym_baselines.llm_agent.endpoint import Endpoint
+from mle_gym_baselines.llm_agent.retry import RetryPolicy
+from mle_gym_baselines.llm_agent.usage import CallRecord, Usage
+from mle_gym_baselines.scaffolds.common import task_statement
 from mle_gym.inversion import Bridge, EpisodeEnded, InvertedPolicy
 from mle_gym.tools.actions import ActionError
 from mle_gym.tools.schemas import decode_json

@@ -15,10 +15,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from baselines.llm_agent.endpoint import Endpoint
-from baselines.llm_agent.retry import RetryPolicy
-from baselines.scaffolds.common import VALIDATE_HINT, VALIDATE_SIGNAL, is_signal, task_statement
-from baselines.scaffolds.model_json import decode_errors_as_json_errors
+from mle_gym_baselines.llm_agent.endpoint import Endpoint
+from mle_gym_baselines.llm_agent.retry import RetryPolicy
+from mle_gym_baselines.scaffolds.common import VALIDATE_HINT, VALIDATE_SIGNAL, is_signal, task_statement
+from mle_gym_baselines.scaffolds.model_json import decode_errors_as_json_errors
 from mle_gym.inversion import Bridge, EpisodeEnded, InvertedPolicy
 
 #: mini-swe-agent's own signal word for "done"; its local environment uses the same.

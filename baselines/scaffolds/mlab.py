@@ -25,11 +25,11 @@ import shlex
 from dataclasses import dataclass, replace
 from typing import Any
 
-from baselines.llm_agent.client import ChatClient
-from baselines.llm_agent.endpoint import Endpoint
-from baselines.llm_agent.retry import RetryPolicy
-from baselines.llm_agent.usage import CallRecord, Usage
-from baselines.scaffolds.common import task_statement
+from mle_gym_baselines.llm_agent.client import ChatClient
+from mle_gym_baselines.llm_agent.endpoint import Endpoint
+from mle_gym_baselines.llm_agent.retry import RetryPolicy
+from mle_gym_baselines.llm_agent.usage import CallRecord, Usage
+from mle_gym_baselines.scaffolds.common import task_statement
 from mle_gym.inversion import Bridge, InvertedPolicy
 
 ENTRIES: dict[str, str] = {

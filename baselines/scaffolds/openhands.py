@@ -38,15 +38,15 @@ from openhands.tools.terminal import TerminalAction, TerminalObservation, Termin
 from openhands.tools.terminal.metadata import CmdOutputMetadata
 from pydantic import SecretStr
 
-from baselines.llm_agent.endpoint import Endpoint
-from baselines.llm_agent.retry import RetryPolicy
-from baselines.scaffolds.common import (
+from mle_gym_baselines.llm_agent.endpoint import Endpoint
+from mle_gym_baselines.llm_agent.retry import RetryPolicy
+from mle_gym_baselines.scaffolds.common import (
     VALIDATE_HINT,
     VALIDATE_SIGNAL,
     is_signal,
     task_statement,
 )
-from baselines.scaffolds.model_json import decode_errors_as_json_errors
+from mle_gym_baselines.scaffolds.model_json import decode_errors_as_json_errors
 from mle_gym.inversion import Bridge, InvertedPolicy
 
 if TYPE_CHECKING:

@@ -57,7 +57,7 @@ def run_task(
 
     if task.policy == HARNESS_POLICY:
         return run_harness_task(task, directory, secrets=secrets, gpus=gpus)
-    from baselines.registry import make_policy
+    from mle_gym_baselines.registry import make_policy
 
     comp = get_competition(task.competition_id)
     prepare_once(task.competition_id)

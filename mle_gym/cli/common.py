@@ -8,12 +8,12 @@ from typing import Any
 DEMO_COMPETITION = "sklearn-digits"
 #: `all` is MLE-bench's 75 (lite + medium + high); dev and demo stay apart.
 SPLITS = ("lite", "medium", "high", "all", "dev", "demo")
-#: The names `baselines.registry` knows (kept here so `--help` need not import it).
+#: The names `mle_gym_baselines.registry` knows (kept here so `--help` need not import it).
 POLICIES = ("scripted", "llm", "mini-swe-agent", "aide", "openhands", "mlab")
 
 
 def make_policy(name: str, options: dict[str, Any] | None = None) -> Any:
-    from baselines.registry import make_policy as make
+    from mle_gym_baselines.registry import make_policy as make
 
     try:
         return make(name, **(options or {}))
