@@ -20,10 +20,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxError
+from mle_gym.sandbox.base import ReadOnlyBind, Sandbox
 from mle_gym.sandbox.egress_policy import EgressPolicy, PolicyError, make_policy
 from mle_gym.sandbox.egress_proxy import EgressProxy
 from mle_gym.sandbox.scratch import owned_dir
+from mle_gym.sandbox.socket_route import RELAY_NAME, open_route, reopen_note
 
 #: Inside the sandbox: the relay, the proxy's socket, the CA bundle; the relay's port.
 EGRESS_DIR = "/opt/mle-gym-egress"
@@ -34,7 +35,6 @@ NETWORK_LOG = "network.jsonl"
 _CA_NAME = "ca-certificates.crt"
 #: The host's trust store, offered to the sandbox's clients when it exists.
 HOST_CA_BUNDLE = Path("/etc/ssl/certs/ca-certificates.crt")
-_START_TIMEOUT = 60.0
 #: Tests only: host name -> (address, port) dialled past the address guard, so loopback
 #: servers can stand in for the internet. Empty in every real episode.
 test_upstreams: dict[str, tuple[str, int]] = {}
@@ -113,7 +113,7 @@ class EgressSetup:
         from mle_gym.sandbox import socket_relay as relay
 
         self._dir = owned_dir("egress")
-        shutil.copyfile(relay.__file__, self._dir / "relay.py")
+        shutil.copyfile(relay.__file__, self._dir / RELAY_NAME)
         self.ca_bundle: str | None = None
         if HOST_CA_BUNDLE.is_file():
             shutil.copyfile(HOST_CA_BUNDLE, self._dir / _CA_NAME)
@@ -134,29 +134,11 @@ class EgressSetup:
     def connect(self, sandbox: Sandbox) -> None:
         """Let the sandbox's agent (and nobody else) reach the proxy; start the relay unless
         one listens already."""
-        from mle_gym.sandbox.socket_peers import restrict_to, sandbox_peers
-
-        agent = sandbox.agent_identity()
-        self.proxy.admit = sandbox_peers(agent)
-        restrict_to(agent, self._dir, self.proxy.socket_path)
-        relay = (
-            f"(exec 3<>/dev/tcp/127.0.0.1/{PROXY_PORT}) 2>/dev/null || "
-            f"python3 -I {EGRESS_DIR}/relay.py 127.0.0.1 {PROXY_PORT} {EGRESS_DIR}/{_SOCKET} 2>&1"
-        )
-        started = sandbox.run(relay, _START_TIMEOUT)
-        if started.exit_code != 0:
-            raise SandboxError(
-                f"the network proxy's relay did not start on 127.0.0.1:{PROXY_PORT} in the "
-                f"sandbox: {started.output.strip()}"
-            )
+        open_route(sandbox, self.proxy, PROXY_PORT, EGRESS_DIR, "the network proxy's relay")
 
     def reconnect(self, sandbox: Sandbox) -> str:
         """After a new shell: admit it and start the relay again, or a note saying why not."""
-        try:
-            self.connect(sandbox)
-        except Exception as exc:  # the step's own output must still reach the agent
-            return f"\n[{exc}]"
-        return ""
+        return reopen_note(lambda: self.connect(sandbox))
 
     def summary(self) -> dict[str, Any]:
         return {"mode": "proxy", **self.proxy.summary()}

@@ -25,16 +25,16 @@ from mle_gym.envs.mlebench_task import (
     VALIDATION_PORT,
     MLEBenchTask,
 )
-from mle_gym.sandbox.base import ReadOnlyBind, ReadOnlyFile, Sandbox, SandboxError
+from mle_gym.sandbox.base import ReadOnlyBind, ReadOnlyFile, Sandbox
 from mle_gym.sandbox.nvidia_devices import listed_gpus
 from mle_gym.sandbox.scratch import owned_dir
+from mle_gym.sandbox.socket_route import RELAY_NAME, open_route, reopen_note
 
 #: Inside the sandbox: the relay script and the endpoint's socket.
 ENDPOINT_DIR = "/opt/mle-gym-grading"
 #: Inside the sandbox, with a writable /home: the instructions copied into it at the start.
 HOME_COPY_DIR = "/opt/mle-gym-home"
 _SOCKET = "grading.sock"
-_START_TIMEOUT = 60.0
 
 
 def hardware(gpus: Any) -> str:
@@ -97,42 +97,30 @@ class MLEBenchSetup:
             files.append(ReadOnlyFile(source, target))
         from mle_gym.sandbox import socket_relay as relay
 
-        shutil.copyfile(relay.__file__, self._endpoint_dir / "relay.py")
+        shutil.copyfile(relay.__file__, self._endpoint_dir / RELAY_NAME)
         self.endpoint.start()
         return binds, files
 
     def connect(self, sandbox: Sandbox) -> None:
         """Let the sandbox's agent (and nobody else) reach the endpoint, and start the relay
         on the sandbox's localhost:5000."""
-        from mle_gym.sandbox.socket_peers import restrict_to, sandbox_peers
-
-        agent = sandbox.agent_identity()
-        self.endpoint.admit = sandbox_peers(agent)
-        restrict_to(agent, self._endpoint_dir, self.endpoint.socket_path)
-        # started unless one listens already (docker keeps it across a new shell)
-        relay = (
-            f"(exec 3<>/dev/tcp/127.0.0.1/{VALIDATION_PORT}) 2>/dev/null || "
-            f"python3 -I {ENDPOINT_DIR}/relay.py 127.0.0.1 {VALIDATION_PORT} "
-            f"{ENDPOINT_DIR}/{_SOCKET} 2>&1"
-        )
+        before = ""
         if self._copy_home:  # once: later shells find them where the agent left them
             self._copy_home = False
-            relay = f"cp -R {HOME_COPY_DIR}/. /home/ && {{ {relay}; }}"
-        started = sandbox.run(relay, _START_TIMEOUT)
-        if started.exit_code != 0:
-            raise SandboxError(
-                f"MLE-bench's validation endpoint did not start on localhost:{VALIDATION_PORT} "
-                f"in the sandbox: {started.output.strip()}"
-            )
+            before = f"cp -R {HOME_COPY_DIR}/. /home/"
+        open_route(
+            sandbox,
+            self.endpoint,
+            VALIDATION_PORT,
+            ENDPOINT_DIR,
+            "MLE-bench's validation endpoint",
+            before=before,
+        )
 
     def reconnect(self, sandbox: Sandbox) -> str:
         """After a new shell (on the local backend a new sandbox process, in new namespaces):
         admit it and start the relay again; or a note for the agent saying why not."""
-        try:
-            self.connect(sandbox)
-        except Exception as exc:  # the step's own output must still reach the agent
-            return f"\n[{exc}]"
-        return ""
+        return reopen_note(lambda: self.connect(sandbox))
 
     def close(self) -> None:
         self.endpoint.close()

@@ -37,7 +37,8 @@ from mle_gym.harness.mlebench_agent import (
 )
 from mle_gym.harness.proxy import MAX_VALIDATIONS, VALIDATE_PATH, ModelProxy, check_endpoint
 from mle_gym.sandbox import socket_relay as relay
-from mle_gym.sandbox.socket_peers import restrict_to, sandbox_peers
+from mle_gym.sandbox.base import SandboxError
+from mle_gym.sandbox.socket_route import RELAY_NAME, open_route
 
 #: Inside the sandbox: the proxy's directory, the caller's harness, the task file.
 PROXY_DIR = "/opt/mle-gym"
@@ -232,7 +233,7 @@ def run_harness(
     staged = owned_dir("mlebench-agent") if agent is not None else None
     mlebench = env_kwargs.get("task", "mle_gym") != "mle_gym"
     try:
-        shutil.copyfile(relay.__file__, plumbing / "relay.py")
+        shutil.copyfile(relay.__file__, plumbing / RELAY_NAME)
         (plumbing / "python").mkdir(mode=0o755)
         (plumbing / "python" / "sitecustomize.py").write_text(_SITE_CUSTOMIZE)
         binds = [ReadOnlyBind(plumbing, PROXY_DIR)]
@@ -329,14 +330,10 @@ def _run_in_sandbox(
         statement, submission, episode.time_limit, proxy.max_requests, proxy.max_validations
     )
     sandbox.write_file(TASK_FILE, task.encode())
-    # the agent as the host sees it, from the shell that is about to start the relay
-    agent = sandbox.agent_identity()
-    proxy.admit = sandbox_peers(agent)
-    restrict_to(agent, proxy.socket_path.parent, proxy.socket_path)
-    relay_command = f"python3 -I {PROXY_DIR}/relay.py 127.0.0.1 {int(port)} {PROXY_DIR}/{_SOCKET}"
-    started = sandbox.run(f"{relay_command} 2>&1", _RELAY_START_TIMEOUT)
-    if started.exit_code != 0:
-        raise HarnessError(f"the model relay did not start in the sandbox: {started.output}")
+    try:
+        open_route(sandbox, proxy, int(port), PROXY_DIR, "the model relay")
+    except SandboxError as exc:
+        raise HarnessError(str(exc)) from None
     variables = harness_variables(port, task, harness_dir, extra)
     if episode.mlebench is not None:  # conda's stand-in, after the sandbox's own programs
         variables["PATH"] = f"{variables.get('PATH', '$PATH')}:{PROXY_DIR}/bin"
