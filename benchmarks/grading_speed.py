@@ -14,6 +14,10 @@ shuffled submission of `--rows` rows, then, each in a fresh child process:
   `grade_csv` does (median of `--repeats`), from a copy of openai/mle-bench found through
   $MLEBENCH_SRC, an installed `mlebench`, or ../mlebench-src; without one, that column is
   skipped with a message.
+With `--checkout DIR`, another mle_gym checkout (a git worktree of an older commit) grades
+the same files in the same run, in a column of its own. CPU is each grade's CPU time (the
+grading child's, for mle_gym), which other work on a shared machine inflates far less than
+the wall-clock time.
 Memory is the peak resident memory above the process's own after imports (for mle_gym, the
 grading child's peak above that of a fork doing nothing, so library pages a grade touches
 count, as they do in MLE-bench's process). Ratios are mle_gym / MLE-bench.
@@ -26,6 +30,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -230,12 +235,14 @@ def child_mlebench(competition: str, folder: Path, repeats: int, source: Path) -
     grader = importlib.import_module(f"mlebench.competitions.{competition}.grade")
     answers_file = folder / "private" / CASES[competition][1]
     base = _peak_mib()
-    times, score = [], None
+    times, cpu, score = [], [], None
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, used = time.perf_counter(), time.process_time()
         score = grader.grade(read_csv(folder / "submission.csv"), read_csv(answers_file))
         times.append(time.perf_counter() - start)
-    return {"warm": statistics.median(times), "mib": _peak_mib() - base, "score": float(score)}
+        cpu.append(time.process_time() - used)
+    return {"warm": statistics.median(times), "warm_cpu": statistics.median(cpu),
+            "mib": _peak_mib() - base, "score": float(score)}  # fmt: skip
 
 
 def _write_case(competition: str, rows: int, folder: Path) -> None:
@@ -251,16 +258,32 @@ def _write_case(competition: str, rows: int, folder: Path) -> None:
     guess.sample(frac=1.0, random_state=1).to_csv(folder / "submission.csv", index=False)
 
 
-def measure(competition: str, rows: int, repeats: int, source: Path | None) -> None:
+def measure(
+    competition: str, rows: int, repeats: int, source: Path | None, checkout: str | None = None
+) -> None:
     with tempfile.TemporaryDirectory(prefix="mle-gym-grading-") as tmp:
         folder = Path(tmp)
         run_child(__file__, "write", competition, str(rows), str(folder))
+        if checkout:  # its own copy: each version builds and reads its own answer key
+            other = folder / "other"
+            shutil.copytree(folder / "private", other / "private")
+            os.link(folder / "submission.csv", other / "submission.csv")
         cold = run_child(__file__, "ours", competition, str(folder), "0")
         ours = run_child(__file__, "ours", competition, str(folder), str(repeats))
         line = (
             f"{competition[:40]:<40} {rows:>10,} | mle_gym warm {ours['warm']:6.2f} s "
-            f"+{ours['mib']:5.0f} MiB (cold {cold['cold']:5.2f} s +{cold['mib']:5.0f} MiB)"
+            f"(CPU {ours['warm_cpu']:5.2f} s) +{ours['mib']:5.0f} MiB "
+            f"(cold {cold['cold']:5.2f} s +{cold['mib']:5.0f} MiB)"
         )
+        if checkout:
+            run_child(__file__, "ours", competition, str(other), "0", checkout=checkout)
+            theirs_ = run_child(
+                __file__, "ours", competition, str(other), str(repeats), checkout=checkout
+            )
+            line += (
+                f" | {Path(checkout).name}: warm {theirs_['warm']:6.2f} s "
+                f"(CPU {theirs_['warm_cpu']:5.2f} s) +{theirs_['mib']:5.0f} MiB"
+            )
         if source is None:
             print(line + " | MLE-bench: not found, column skipped", flush=True)
             return
@@ -274,10 +297,12 @@ def measure(competition: str, rows: int, repeats: int, source: Path | None) -> N
         same = "same score" if abs(theirs["score"] - ours["score"]) < 1e-5 else (
             f"SCORES DIFFER: {ours['score']} vs {theirs['score']}")  # fmt: skip
         print(
-            line + f" | MLE-bench {theirs['warm']:6.2f} s +{theirs['mib']:6.0f} MiB | "
-            f"ratio warm {ours['warm'] / theirs['warm']:4.2f} cold "
-            f"{cold['cold'] / theirs['warm']:4.2f} memory "
-            f"{ours['mib'] / max(theirs['mib'], 1):4.2f} | {same}",
+            line + f" | MLE-bench {theirs['warm']:6.2f} s (CPU {theirs['warm_cpu']:5.2f} s) "
+            f"+{theirs['mib']:6.0f} MiB | ratio warm {ours['warm'] / theirs['warm']:4.2f} "
+            f"CPU {ours['warm_cpu'] / theirs['warm_cpu']:4.2f} "
+            f"cold {cold['cold'] / theirs['warm']:4.2f} "
+            f"memory {ours['mib'] / max(theirs['mib'], 1):4.2f} | {same} | "
+            f"load {os.getloadavg()[0]:4.1f}",
             flush=True,
         )
 
@@ -302,17 +327,22 @@ def main() -> None:
     )
     parser.add_argument("--only", nargs="*", choices=sorted(CASES))
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--checkout",
+        help="another mle_gym checkout (e.g. a git worktree of an older commit) graded on the "
+        "same files in the same run, as a column of its own",
+    )
     args = parser.parse_args()
     source = _mlebench_source()
     missing = "not found (set MLEBENCH_SRC to a copy of openai/mle-bench)"
     print(f"MLE-bench's grader: {source or missing}")
     chosen = args.only or list(CASES)
     for competition in chosen:
-        measure(competition, args.rows, args.repeats, source)
+        measure(competition, args.rows, args.repeats, source, args.checkout)
     if args.scaling:
         print(f"scaling, {chosen[0]}:")
         for rows in args.scaling:
-            measure(chosen[0], rows, args.repeats, source)
+            measure(chosen[0], rows, args.repeats, source, args.checkout)
 
 
 if __name__ == "__main__":

@@ -98,6 +98,50 @@ def test_eight_envs_step_at_once_on_one_event_loop(home):
     assert all(r[2]["valid_submission"] for r in results)
 
 
+def test_aclose_stops_every_sandbox_of_envs_closed_together(home):
+    envs = [gym.make(ENV_ID).unwrapped for _ in range(4)]
+
+    async def run():
+        await asyncio.gather(*(e.areset(seed=s) for s, e in enumerate(envs)))
+        await asyncio.gather(*(e.astep("(sleep 600 &); echo up") for e in envs))
+        roots = [e.sandbox.root for e in envs]
+        groups = [e.sandbox.cgroup for e in envs]
+        await asyncio.gather(*(e.aclose() for e in envs))
+        return roots, groups
+
+    try:
+        roots, groups = asyncio.run(run())
+    finally:
+        for env in envs:
+            env.close()
+    assert all(root is not None and not root.exists() for root in roots)
+    assert all(group is not None and not group.dirs for group in groups)  # removed
+    assert all(e.sandbox.shell is None and e.step("true")[2] for e in envs)
+
+
+def test_sandboxes_starting_together_probe_their_runtime_once(home, monkeypatch):
+    from mle_gym.tools import runtime
+
+    monkeypatch.setattr(runtime, "_probed", {})
+    probes = []
+    real_probe = runtime._probe
+    monkeypatch.setattr(runtime, "_probe", lambda *a: probes.append(1) or real_probe(*a))
+    envs = [gym.make(ENV_ID).unwrapped for _ in range(4)]
+
+    async def run():
+        await asyncio.gather(*(e.areset(seed=s) for s, e in enumerate(envs)))
+        await asyncio.gather(*(e.astep("true") for e in envs))
+        return [e._runtime for e in envs]
+
+    try:
+        found = asyncio.run(run())
+    finally:
+        for env in envs:
+            env.close()
+    assert len(probes) == 1
+    assert found[0].get("python") and all(f == found[0] for f in found)
+
+
 @pytest.mark.parametrize("mode", ["async", "sync"])
 def test_gymnasium_make_vec_in_its_own_modes(home, mode):
     env = gym.make_vec(ENV_ID, num_envs=3, vectorization_mode=mode)

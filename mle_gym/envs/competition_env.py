@@ -416,6 +416,12 @@ class CompetitionEnv(gym.Env):
         one call at a time."""
         return await self._in_own_thread(self.step, action)
 
+    async def aclose(self) -> None:
+        """`close` in this env's own worker thread (after any call it is running), so that
+        many envs stop their sandboxes at once: a stop mostly waits for processes to end."""
+        await self._in_own_thread(self._teardown)
+        self.close()
+
     async def _in_own_thread(self, call: Any, *args: Any, **kwargs: Any) -> Any:
         if self._worker is None:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mle-gym-env")

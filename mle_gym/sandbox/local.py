@@ -37,7 +37,6 @@ from typing import Any
 import pexpect
 import ptyprocess
 
-from mle_gym.forks import FORK_LOCK
 from mle_gym.sandbox import seccomp
 from mle_gym.sandbox.agent_runtime import RUNTIME_PATH, VENV, built_root, is_runtime_root
 from mle_gym.sandbox.base import (
@@ -56,6 +55,7 @@ from mle_gym.sandbox.gpus import GpuSpec
 from mle_gym.sandbox.host_limits import episode_limits, host_cpus
 from mle_gym.sandbox.network import Uplink
 from mle_gym.sandbox.nvidia_devices import GpuBinds, gpu_binds
+from mle_gym.sandbox.pty_spawn import spawn_on_pty
 from mle_gym.sandbox.rootfs import RootFiles
 from mle_gym.sandbox.scratch import discard, owned_dir, sweep_once
 from mle_gym.sandbox.shell import OUTPUT_FD, OutputPipe, ShellSession
@@ -785,15 +785,23 @@ exec bash --noprofile --norc --noediting -i
 
 
 class _SpawnPassingFds(pexpect.spawn):
-    """pexpect's spawn, keeping `pass_fds` open in the child (pexpect itself closes them)."""
+    """pexpect's spawn, keeping `pass_fds` open in the child (pexpect itself closes them),
+    and holding mle_gym's fork lock for the fork only (pty_spawn.py), so starts overlap."""
 
     def __init__(self, *args: Any, pass_fds: tuple[int, ...] = (), **kwargs: Any) -> None:
         self._pass_fds = pass_fds
         super().__init__(*args, **kwargs)
 
     def _spawnpty(self, args: list[str], **kwargs: Any) -> ptyprocess.PtyProcess:
-        with FORK_LOCK:  # no other mle_gym thread forks meanwhile (mle_gym.forks says why)
-            return ptyprocess.PtyProcess.spawn(args, pass_fds=self._pass_fds, **kwargs)
+        return spawn_on_pty(
+            args,
+            cwd=kwargs.get("cwd"),
+            env=kwargs.get("env"),
+            echo=kwargs.get("echo", True),
+            dimensions=kwargs.get("dimensions", (24, 80)),
+            preexec_fn=kwargs.get("preexec_fn"),
+            pass_fds=self._pass_fds,
+        )
 
 
 class _PtyJobControl:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,10 @@ from mle_gym.sandbox.base import SandboxError
 
 #: Host uids given to sandboxes (none is a login user's on a usual system).
 AGENT_UIDS = range(61000, 65000)
+#: Where this process's next search starts: just past the uid it leased last, so a process
+#: starting a thousand sandboxes tries a few lock files each, not every one leased before.
+_cursor = 0
+_cursor_lock = threading.Lock()
 
 
 @dataclass
@@ -53,9 +58,16 @@ def lock_dir() -> Path:
 
 
 def lease_uid() -> UidLease:
-    """The first uid of `AGENT_UIDS` that no running sandbox holds."""
+    """A uid of `AGENT_UIDS` that no running sandbox holds: the first free one after this
+    process's last lease, wrapping around."""
+    global _cursor
     directory = lock_dir()
-    for uid in AGENT_UIDS:
+    with _cursor_lock:
+        first = _cursor
+    count = len(AGENT_UIDS)
+    for step in range(count):
+        offset = (first + step) % count
+        uid = AGENT_UIDS[offset]
         flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
         fd = os.open(directory / str(uid), flags, 0o600)
         try:
@@ -63,6 +75,8 @@ def lease_uid() -> UidLease:
         except BlockingIOError:
             os.close(fd)
             continue
+        with _cursor_lock:
+            _cursor = (offset + 1) % count
         return UidLease(uid, fd)
     raise SandboxError(
         f"all {len(AGENT_UIDS)} sandbox uids ({AGENT_UIDS.start}-{AGENT_UIDS.stop - 1}) are in use"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 
 from mle_gym.sandbox.base import Sandbox
 
@@ -33,6 +34,10 @@ _PROBE = (
 #: Probed runtimes, per kind of sandbox and the image or Python it runs: the same for every
 #: episode of a process, so only its first start pays for the probe (a Python start-up).
 _probed: dict[tuple[str, str], dict[str, str]] = {}
+#: One lock per key: of many sandboxes starting at once (a thousand envs stepped together),
+#: one probes and the others wait for its answer instead of each probing too.
+_probing: dict[tuple[str, str], threading.Lock] = {}
+_probing_guard = threading.Lock()
 
 
 def runtime_versions(sandbox: Sandbox, timeout: float = 60.0) -> dict[str, str]:
@@ -41,14 +46,23 @@ def runtime_versions(sandbox: Sandbox, timeout: float = 60.0) -> dict[str, str]:
     described = sandbox.describe()
     where = described.get("image") or described.get("agent_python") or sys.prefix
     key = (type(sandbox).__name__, str(where))
-    if key in _probed:
+    with _probing_guard:
+        lock = _probing.setdefault(key, threading.Lock())
+    with lock:
+        if key not in _probed:
+            found = _probe(sandbox, timeout)
+            if found is None:
+                return {}
+            _probed[key] = found
         return dict(_probed[key])
+
+
+def _probe(sandbox: Sandbox, timeout: float) -> dict[str, str] | None:
     try:
         result = sandbox.run(_PROBE, timeout)
         found = json.loads(result.output.strip().splitlines()[-1])
     except Exception:  # a record, never a reason for a start to fail
-        return {}
+        return None
     if not isinstance(found, dict):
-        return {}
-    _probed[key] = {str(k): str(v) for k, v in found.items()}
-    return dict(_probed[key])
+        return None
+    return {str(k): str(v) for k, v in found.items()}
