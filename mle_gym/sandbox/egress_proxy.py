@@ -358,10 +358,7 @@ class _Handler(BaseHTTPRequestHandler):
             entry.setdefault("verdict", "allowed")
             entry["error"] = f"{type(exc).__name__}: {exc}"[:200]
         finally:
-            upstream.close()
-            entry["bytes_sent"], entry["bytes_received"] = counted
-            self._finish(entry, clock, None)
-            proxy.track(upstream, False)
+            self._settle(upstream, entry, counted, clock)
 
     def _plain(self) -> None:
         proxy, clock, method = self.server.proxy, time.monotonic(), self.command
@@ -425,10 +422,16 @@ class _Handler(BaseHTTPRequestHandler):
             entry["verdict"] = "allowed"
             entry["error"] = f"{type(exc).__name__}: {exc}"[:200]
         finally:
-            upstream.close()
-            entry["bytes_sent"], entry["bytes_received"] = counted
-            self._finish(entry, clock, None)
-            proxy.track(upstream, False)
+            self._settle(upstream, entry, counted, clock)
+
+    def _settle(
+        self, upstream: socket.socket, entry: dict[str, Any], counted: list[int], clock: float
+    ) -> None:
+        """A forwarded exchange is over: close its upstream, log it with its byte counts."""
+        upstream.close()
+        entry["bytes_sent"], entry["bytes_received"] = counted
+        self._finish(entry, clock, None)
+        self.server.proxy.track(upstream, False)
 
     def _body_length(self) -> int:
         """The request body's length, refused before any of it is read when too large or
