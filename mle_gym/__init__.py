@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from mle_gym.gym_hook import after_gymnasium_import
-
-__version__ = "0.1.0"
+from mle_gym.version import __version__
 
 
 def _register() -> list[str]:

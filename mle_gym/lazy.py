@@ -9,6 +9,7 @@ functions from here) and pay for the library only when a competition is prepared
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -38,3 +39,15 @@ def train_test_split(*args: Any, **kwargs: Any) -> Any:
     from sklearn.model_selection import train_test_split as split
 
     return split(*args, **kwargs)
+
+
+def lazy_exports(package: str, exports: dict[str, str]) -> Callable[[str], Any]:
+    """A package's module `__getattr__` that imports each of `exports` (name -> the module
+    defining it) on first use, so importing one module of the package loads no other."""
+
+    def __getattr__(name: str) -> Any:
+        if name in exports:
+            return getattr(importlib.import_module(exports[name]), name)
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from mle_gym.analysis.aggregate import FIGURES, aggregate
-from mle_gym.analysis.runs import Run
-from mle_gym.batch.store import EpisodeRecord
 from mle_gym.competitions import get_competition
 from mle_gym.grading import grade
+from mle_gym.runs.run import Run
+from mle_gym.runs.store import EpisodeRecord
 from tests.batch_support import (
     EPISODE,
     SEEDS,

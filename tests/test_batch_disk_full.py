@@ -36,7 +36,7 @@ def test_a_write_on_a_full_disk_leaves_no_temporary_file_and_says_so(tmp_path: P
     code = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from mle_gym.batch.store import write_json\n"
+        "from mle_gym.runs.jsonfile import write_json\n"
         "try:\n"
         "    write_json(Path('/mnt/status.json'), {'x': 'y' * 200_000})\n"
         "except OSError as exc:\n"

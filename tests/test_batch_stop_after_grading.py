@@ -15,7 +15,8 @@ from mle_gym.analysis.aggregate import FIGURES
 from mle_gym.batch import BatchSpec, RunStore, run_batch
 from mle_gym.batch.local import LocalScheduler
 from mle_gym.batch.spec import EpisodeTask
-from mle_gym.batch.store import Outcome, graded, write_json
+from mle_gym.runs.jsonfile import write_json
+from mle_gym.runs.store import Outcome, graded
 from tests.batch_support import mle_gym
 from tests.conftest import require_bwrap
 

@@ -14,8 +14,8 @@ import pytest
 from mle_gym.analysis import html as page
 from mle_gym.analysis.aggregate import aggregate
 from mle_gym.analysis.published import compare_published
-from mle_gym.analysis.runs import Run
-from mle_gym.batch.store import EpisodeRecord
+from mle_gym.runs.run import Run
+from mle_gym.runs.store import EpisodeRecord
 
 # real ids of MLE-bench's Low, Medium and High rows, and of a dev competition
 LOW, MEDIUM, HIGH, DEV = (

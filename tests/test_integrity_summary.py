@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from mle_gym.analysis.integrity import integrity_lines, integrity_summary, run_integrity
-from mle_gym.analysis.runs import read_run
-from mle_gym.batch.store import EpisodeRecord
+from mle_gym.runs.run import read_run
+from mle_gym.runs.store import EpisodeRecord
 
 
 def _record(seed: int, integrity: dict | None, state: str = "done") -> EpisodeRecord:

@@ -1,5 +1,6 @@
 """The import arrows of DESIGN.md hold: competitions -> formats <- grading, grading loads
-no gym, and importing mle_gym still registers the envs in either import order."""
+no gym, batch -> runs <- analysis, reading a run loads no gym or sandbox, and importing
+mle_gym still registers the envs in either import order."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ def _imported_modules(folder: Path) -> list[tuple[str, str]]:
 
 
 def _offending(folder: str, forbidden: tuple[str, ...]) -> list[str]:
+    assert (PACKAGE / folder).is_dir(), f"no package {folder}: the check would pass vacuously"
     return [
         f"{where} imports {name}"
         for where, name in _imported_modules(PACKAGE / folder)
@@ -65,6 +67,53 @@ def test_sandbox_imports_no_layer_above(forbidden: str) -> None:
     assert _offending("sandbox", (forbidden,)) == []
 
 
+@pytest.mark.parametrize(
+    "forbidden",
+    ["mle_gym.batch", "mle_gym.analysis", "mle_gym.envs", "mle_gym.sandbox", "gymnasium"],
+)
+def test_runs_import_no_layer_above(forbidden: str) -> None:
+    """The run records sit below both the batch that writes them and the analysis that
+    reads them."""
+    assert _offending("runs", (forbidden,)) == []
+
+
+@pytest.mark.parametrize("forbidden", ["mle_gym.batch", "mle_gym.envs", "mle_gym.sandbox"])
+def test_analysis_imports_no_batch_env_or_sandbox(forbidden: str) -> None:
+    """Analysis reads runs through the records layer, never through the code that ran them."""
+    assert _offending("analysis", (forbidden,)) == []
+
+
+def _top_package_imports(folder: str) -> list[str]:
+    """`import mle_gym` or `from mle_gym import NAME` where NAME is no module of the
+    package: both run (and depend on) the top package's own code."""
+    found = []
+    for path in sorted((PACKAGE / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names if a.name == "mle_gym"]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "mle_gym":
+                names = [
+                    a.name
+                    for a in node.names
+                    if not (PACKAGE / a.name).is_dir() and not (PACKAGE / f"{a.name}.py").is_file()
+                ]
+            else:
+                continue
+            found.extend(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {n}" for n in names)
+    return found
+
+
+def test_grading_imports_not_the_top_package() -> None:
+    """Grading sits low; the top package (registration, the public entry points) sits above
+    everything, so grading reads the version from mle_gym.version."""
+    assert _top_package_imports("grading") == []
+
+
+def test_the_top_package_check_sees_a_name_from_the_top_package() -> None:
+    """The check above would pass vacuously if it missed `from mle_gym import __version__`."""
+    assert any(" __version__" in found for found in _top_package_imports("export"))
+
+
 def test_the_scan_finds_an_import_inside_a_function() -> None:
     """The check above would pass vacuously if the scanner missed nested imports."""
     found = _imported_modules(PACKAGE / "competitions" / "catalog")
@@ -72,10 +121,11 @@ def test_the_scan_finds_an_import_inside_a_function() -> None:
 
 
 def _loaded_after(code: str) -> list[str]:
+    """The gymnasium, env and sandbox modules loaded in a fresh interpreter after `code`."""
     script = code + (
         "\nimport json, sys\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'gymnasium'"
-        " or m.startswith('mle_gym.envs'))))"
+        " or m.startswith(('mle_gym.envs', 'mle_gym.sandbox')))))"
     )
     result = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
@@ -85,6 +135,37 @@ def _loaded_after(code: str) -> list[str]:
 
 def test_importing_grading_loads_no_gym() -> None:
     assert _loaded_after("import mle_gym.grading") == []
+
+
+def test_reading_a_run_loads_no_gym_or_sandbox(tmp_path: Path) -> None:
+    """`import mle_gym.analysis` and reading a run directory, its records, results,
+    trajectories and provenance, through the records layer."""
+    from mle_gym.runs.jsonfile import write_json
+    from mle_gym.runs.layout import BATCH_FILE, STATUS_FILE, TRAJECTORY_FILE
+    from mle_gym.runs.result import EpisodeResult, write_result
+
+    episode = tmp_path / "episodes" / "sklearn-digits" / "seed-0"
+    episode.mkdir(parents=True)
+    write_json(tmp_path / BATCH_FILE, {"settings": {}, "competitions": [], "seeds": [0]})
+    write_json(episode / STATUS_FILE, {"state": "done", "attempt": 1})
+    (episode / TRAJECTORY_FILE).write_text('{"event": "reset"}\n')
+    report = {"score": 0.9, "valid_submission": True, "gold_medal": True, "any_medal": True}
+    write_result(episode, report, EpisodeResult.from_report(report, competition_id="sklearn-digits", seed=0))
+    code = (
+        "import mle_gym.analysis\n"
+        "from pathlib import Path\n"
+        "from mle_gym.runs import read_result, read_run, read_trajectory\n"
+        "from mle_gym.runs.provenance import read_invocations\n"
+        f"run = read_run(Path({str(tmp_path)!r}))\n"
+        "record, = run.records\n"
+        "assert run.graded(record) and record.grade['medal'] == 'gold', record\n"
+        "result = read_result(run.episode_dir(record))\n"
+        "assert result.valid and result.score == 0.9, result\n"
+        "assert list(read_trajectory(run.episode_dir(record))) == [{'event': 'reset'}]\n"
+        "assert read_invocations(run.root) == []\n"
+    )
+    assert _loaded_after(code) == []
+    assert _loaded_after("import mle_gym.batch.spec") == []
 
 
 @pytest.mark.parametrize(

@@ -18,10 +18,10 @@ from mle_gym.analysis.over_time import (
     run_budget,
     time_points,
 )
-from mle_gym.analysis.runs import read_run
-from mle_gym.batch.store import RunStore
 from mle_gym.cli import main
 from mle_gym.envs import CompetitionEnv
+from mle_gym.runs.run import read_run
+from mle_gym.runs.store import RunStore
 
 H = 3600.0
 

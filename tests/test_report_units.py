@@ -17,9 +17,9 @@ from mle_gym.analysis.aggregate import PAD_INCOMPLETE, aggregate
 from mle_gym.analysis.passk import best_of_k, parse_ks, pass_at_k, pass_table
 from mle_gym.analysis.published import compare_published, published_rows, task_differences
 from mle_gym.analysis.render import published_table
-from mle_gym.analysis.runs import Run
 from mle_gym.analysis.splits import split_members
-from mle_gym.batch.store import EpisodeRecord
+from mle_gym.runs.run import Run
+from mle_gym.runs.store import EpisodeRecord
 from tests.prerequisites import require_shared
 
 # Real ids of each split (no data needed: only their split is read).

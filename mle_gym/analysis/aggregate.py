@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mle_gym.analysis.cost import run_cost
-from mle_gym.analysis.runs import Run
 from mle_gym.analysis.splits import scopes
+from mle_gym.runs.run import Run
 
 #: (key, label) of each figure, in report order.
 FIGURES = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mle_gym.batch.store import read_json
+from mle_gym.runs.jsonfile import read_json
 
 #: Where audits write their findings, in the run directory.
 AUDITS_DIR = "audits"

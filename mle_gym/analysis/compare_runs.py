@@ -12,7 +12,7 @@ from rich.table import Table
 
 from mle_gym.analysis.aggregate import FIGURES, RunSummary
 from mle_gym.analysis.render import NARROW_FIGURES, format_figure
-from mle_gym.analysis.runs import Run
+from mle_gym.runs.run import Run
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,13 @@ or from the status's start and finish for an episode that did not finish cleanly
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from mle_gym.analysis.runs import Run
-from mle_gym.batch.store import RESULT_FILE, STATUS_FILE, TRAJECTORY_FILE, read_json
+from mle_gym.runs.jsonfile import read_json
+from mle_gym.runs.layout import RESULT_FILE, STATUS_FILE
+from mle_gym.runs.run import Run
+from mle_gym.runs.trajectory import read_trajectory
 
 FIELDS = ("episodes", "model_calls", "prompt_tokens", "completion_tokens", "cost_usd", "seconds")
 
@@ -26,19 +27,12 @@ def episode_cost(directory: Path) -> dict[str, float]:
     cost = _zero()
     cost["episodes"] = 1
     usage, steps = None, {}
-    path = directory / TRAJECTORY_FILE
-    if path.is_file():
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    event = json.loads(line)
-                except json.JSONDecodeError:  # a line cut short by a killed worker
-                    continue
-                if event.get("event") == "usage":
-                    usage = event["usage"]
-                elif event.get("event") == "step" and event.get("policy_info"):
-                    info = event["policy_info"]
-                    steps[info.get("step", len(steps))] = info  # one record per policy step
+    for event in read_trajectory(directory):
+        if event.get("event") == "usage":
+            usage = event["usage"]
+        elif event.get("event") == "step" and event.get("policy_info"):
+            info = event["policy_info"]
+            steps[info.get("step", len(steps))] = info  # one record per policy step
     if usage is not None:
         cost.update(
             model_calls=usage.get("calls", 0),
@@ -65,9 +59,8 @@ def run_cost(run: Run) -> dict[str, Any]:
     """Per episode, per competition and for the whole run: every episode attempted."""
     episodes, competitions, total = {}, {}, _zero()
     for record in run.records:
-        key = f"{record.competition_id}/seed-{record.seed}"
-        cost = episode_cost(run.root / "episodes" / key)
-        episodes[key] = cost
+        cost = episode_cost(run.episode_dir(record))
+        episodes[record.key] = cost
         per = competitions.setdefault(record.competition_id, _zero())
         for name in FIELDS:
             per[name] += cost[name]

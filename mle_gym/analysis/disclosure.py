@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from mle_gym.batch.store import EpisodeRecord
+from mle_gym.runs.store import EpisodeRecord
 
 #: The statement of MLE-bench's pull-request template, as its entrants must tick it.
 STATEMENT = (

@@ -21,8 +21,8 @@ from mle_gym.analysis.over_time import Point
 from mle_gym.analysis.passk import pass_table
 from mle_gym.analysis.published import COLUMNS
 from mle_gym.analysis.render import format_figure, header_lines, shown_splits
-from mle_gym.analysis.runs import Run
 from mle_gym.grading import normalized_score
+from mle_gym.runs.run import Run
 
 #: Colours of the page's marks (matplotlib's palette), one per kind of mark.
 RUN_COLOUR = "#1f77b4"

@@ -11,8 +11,8 @@ from typing import Any
 
 from mle_gym.analysis.audit_summary import audit_summary
 from mle_gym.analysis.published import task_differences
-from mle_gym.analysis.runs import Run
-from mle_gym.batch.store import EpisodeRecord
+from mle_gym.runs.run import Run
+from mle_gym.runs.store import EpisodeRecord
 
 
 def integrity_summary(records: Iterable[EpisodeRecord]) -> dict[str, Any]:

@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.analysis.plagiarism import notebook_code
-from mle_gym.batch.store import CODE_DIR, NETWORK_LOG, TRAJECTORY_FILE, read_json
 from mle_gym.competitions import UnknownCompetition, get_competition
 from mle_gym.data import CompetitionDirs
+from mle_gym.runs.jsonfile import read_json, read_json_lines
+from mle_gym.runs.layout import CODE_DIR, CODE_INDEX, NETWORK_LOG
+from mle_gym.runs.trajectory import read_trajectory
 
 #: Per step: an action's strings (commands are short; an edit carries a file) and an output's.
 ACTION_CHARS = 8_000
@@ -43,8 +45,6 @@ _COUNTED_ENTRIES = 100_000
 #: mle_gym.sandbox.base.SandboxPaths; not imported: analysis reads runs without sandbox code).
 _SANDBOX_PATHS = {"data_dir": "/home/data", "code_dir": "/home/code"}
 _SUBMISSION_DIR = "/home/submission"
-#: The kept code's index beside code/ (mle_gym.envs.kept_code.INDEX_FILE; not imported either).
-_CODE_INDEX = "code.json"
 #: Characters that Python (and so some readers of the request) split lines at and that JSON
 #: leaves raw inside strings; escaped so that one record stays one line.
 _LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
@@ -99,7 +99,7 @@ def competition_context(competition_id: str) -> str:
 def episode_record(directory: Path) -> Record:
     """The episode's steps and kept files as JSON lines, each within the bounds above."""
     record = Record()
-    for event in _events(directory / TRAJECTORY_FILE):
+    for event in read_trajectory(directory):
         if event.get("event") == "step":
             observation = event.get("observation")
             if isinstance(observation, dict) and "content" in observation:
@@ -116,7 +116,7 @@ def episode_record(directory: Path) -> Record:
             error, n = _cut_strings(event.get("error"), OUTPUT_CHARS)
             record.left_out.chars_left_out += n
             record.lines.append(_line({"episode_ended_by_error": error}))
-    _add_files(directory / CODE_DIR, directory / _CODE_INDEX, record)
+    _add_files(directory / CODE_DIR, directory / CODE_INDEX, record)
     _add_network(directory / NETWORK_LOG, record)
     return record
 
@@ -125,7 +125,7 @@ def _add_network(log: Path, record: Record) -> None:
     """The episode's requests through the egress proxy (network="proxy"), where it went and
     what the policy said: the judge's evidence for outside resources."""
     shown = 0
-    for entry in _events(log):
+    for entry in read_json_lines(log):
         if "host" not in entry:  # the log's own notes (e.g. that it was full)
             continue
         if shown >= NETWORK_REQUESTS:
@@ -190,20 +190,6 @@ def _cut_strings(value: Any, limit: int) -> tuple[Any, int]:
 
 def _line(entry: dict[str, Any]) -> str:
     return json.dumps(entry, ensure_ascii=False, default=str).translate(_LINE_BREAKS)
-
-
-def _events(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    events = []
-    for raw in path.read_text(errors="replace").splitlines():
-        try:
-            event = json.loads(raw)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
 
 
 def _add_files(folder: Path, index: Path, record: Record) -> None:

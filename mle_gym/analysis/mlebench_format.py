@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.analysis.aggregate import RunSummary, counted_seeds
-from mle_gym.analysis.runs import Run
-from mle_gym.batch.store import EpisodeRecord
 from mle_gym.competitions import get_competition
 from mle_gym.grading import grade
 from mle_gym.grading.bounded import grade_bounded
+from mle_gym.runs.run import Run
+from mle_gym.runs.store import EpisodeRecord
 
 #: The fields of one competition's report, in MLE-bench's order (grade_helpers.py).
 FLOAT_FIELDS = ("gold_threshold", "silver_threshold", "bronze_threshold", "median_threshold")

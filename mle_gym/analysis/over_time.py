@@ -23,8 +23,10 @@ from typing import Any
 
 from mle_gym.analysis.aggregate import COMPLETE_SEEDS, aggregate
 from mle_gym.analysis.render import shown_splits
-from mle_gym.analysis.runs import Run
-from mle_gym.batch.store import GRADED_SNAPSHOTS_FILE, EpisodeRecord, read_json
+from mle_gym.runs.jsonfile import read_json
+from mle_gym.runs.layout import GRADED_SNAPSHOTS_FILE
+from mle_gym.runs.run import Run
+from mle_gym.runs.store import EpisodeRecord
 
 DEFAULT_HOURS = (1.0, 2.0, 4.0, 8.0, 12.0, 24.0)
 #: The env's default wall-clock budget, for runs whose settings do not name one.

@@ -24,7 +24,7 @@ from typing import Any
 
 from mle_gym.analysis.aggregate import estimate
 from mle_gym.analysis.mlebench_format import grade_submissions, read_submissions
-from mle_gym.analysis.runs import Run
+from mle_gym.runs.run import Run
 
 #: The columns, in the order printed.
 COLUMNS = (

@@ -14,7 +14,7 @@ from math import comb
 from typing import Any
 
 from mle_gym.analysis.aggregate import RATES, RunSummary, competition_values
-from mle_gym.analysis.runs import Run
+from mle_gym.runs.run import Run
 
 #: The figures pass@k is given for (each a 1/0 per episode), then best-of-k's.
 PASS_FIGURES = ("any_medal", "gold_medal", "silver_medal", "bronze_medal", "above_median")

@@ -27,8 +27,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mle_gym.batch.store import CODE_DIR, RunStore, read_json
 from mle_gym.data.cache import cache_root
+from mle_gym.runs.jsonfile import read_json
+from mle_gym.runs.layout import CODE_DIR, CODE_INDEX
+from mle_gym.runs.store import RunStore
 
 #: MLE-bench flags submissions whose code is more similar than this to a public notebook.
 DEFAULT_THRESHOLD = 0.6
@@ -43,7 +45,6 @@ DOLOS_HEAP_MB = 2048
 DOLOS_STACK_KB = 984
 #: All of one episode's Dolos runs together.
 EPISODE_SECONDS = 600.0
-CODE_INDEX = "code.json"
 
 # Reads {"files": [...]} on stdin, writes every pair's paths and similarity as JSON.
 _PAIRS_SCRIPT = """
@@ -351,10 +352,11 @@ def audit_run(root: Path, kernels: Path, threshold: float = DEFAULT_THRESHOLD) -
     else `kernels` itself, holds the notebooks. One episode's failure is its own finding."""
     check_dolos()
     findings = []
-    for record in RunStore(root).records():
+    store = RunStore(root)
+    for record in store.records():
         if record.state != "done":
             continue
-        episode = Path(root) / "episodes" / record.competition_id / f"seed-{record.seed}"
+        episode = store.episodes / record.key
         per_competition = kernels / record.competition_id
         folder = per_competition if per_competition.is_dir() else kernels
         doubts = kept_code_doubts(episode, record.result)

@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from mle_gym.analysis.runs import Run
-from mle_gym.batch.store import PROVENANCE_FILE, read_json
+from mle_gym.runs.provenance import read_episode_provenance, read_invocations
+from mle_gym.runs.run import Run
 
 
 def last_invocation(run: Run) -> dict[str, Any] | None:
-    invocations = (read_json(run.root / PROVENANCE_FILE) or {}).get("invocations", [])
+    invocations = read_invocations(run.root)
     return invocations[-1] if invocations else None
 
 
 def provenance_summary(run: Run) -> dict[str, Any]:
     """The run's invocations (newest last) and what its episodes' records have in common or
     not: hosts, images, versions, and how many verified the prepared data's checksums."""
-    invocations = (read_json(run.root / PROVENANCE_FILE) or {}).get("invocations", [])
+    invocations = read_invocations(run.root)
     hosts, images, versions, endpoints = set(), set(), set(), set()
     checked, recorded, mismatches = 0, 0, {}
     for record in run.records:
-        key = f"{record.competition_id}/seed-{record.seed}"
-        episode = read_json(run.root / "episodes" / key / PROVENANCE_FILE)
+        key = record.key
+        episode = read_episode_provenance(run.episode_dir(record))
         if episode is None:
             continue
         recorded += 1

@@ -13,11 +13,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mle_gym.analysis.runs import Run
-from mle_gym.batch.store import REPORT_FILE, RESULT_FILE, RunStore, read_json, write_json
 from mle_gym.competitions import get_competition
 from mle_gym.data import CompetitionDirs
 from mle_gym.grading.bounded import grade_bounded
+from mle_gym.runs.jsonfile import read_json, write_json
+from mle_gym.runs.layout import REPORT_FILE, RESULT_FILE
+from mle_gym.runs.result import read_result, write_result
+from mle_gym.runs.run import Run
+from mle_gym.runs.store import RunStore
 
 #: The verdict's fields compared old against new.
 VERDICT = (
@@ -40,8 +43,8 @@ def regrade_run(run: Run) -> dict[str, Any]:
     changed, unchanged, skipped = [], 0, {}
     with RunStore(run.root).locked():
         for record in run.records:
-            key = f"{record.competition_id}/seed-{record.seed}"
-            directory = run.root / "episodes" / key
+            key = record.key
+            directory = run.episode_dir(record)
             kept = _kept_submission(directory)
             if not run.graded(record):
                 skipped[key] = f"not graded ({run.state(record.competition_id, record.seed)})"
@@ -67,7 +70,6 @@ def regrade_run(run: Run) -> dict[str, Any]:
                 unchanged += 1
                 continue
             write_json(directory / f"report.before-{stamp}.json", old)
-            write_json(directory / REPORT_FILE, new)
             _update_result(directory, new)
             changed.append({"episode": key, "changes": diff})
     summary = {
@@ -87,9 +89,10 @@ def _kept_submission(directory: Path) -> Path | None:
 
 
 def _update_result(directory: Path, report: dict[str, Any]) -> None:
-    """result.json repeats a few report fields (for progress displays): keep them in step."""
-    result = read_json(directory / RESULT_FILE)
+    """Write the new report; result.json holds its summary (for progress displays), kept
+    in step."""
+    result = read_result(directory)
     if result is None:
-        return
-    result.update({k: report.get(k) for k in result if k in report})
-    write_json(directory / RESULT_FILE, result)
+        write_json(directory / REPORT_FILE, report)
+    else:
+        write_result(directory, report, result.regraded(report))

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mle_gym.analysis.aggregate import FIGURES, RULES, Estimate, Row, RunSummary
-from mle_gym.batch.store import write_json
+from mle_gym.runs.jsonfile import write_json
 
 REPORT_JSON = "report.json"
 REPORT_CSV = "report.csv"

@@ -27,7 +27,7 @@ from typing import Any
 import requests
 
 from mle_gym.analysis.judge_input import competition_context, episode_record, parts
-from mle_gym.batch.store import RunStore
+from mle_gym.runs.store import RunStore
 
 #: question id -> what the judge is asked (yes means a violation).
 QUESTIONS = {
@@ -187,10 +187,11 @@ def audit_run(
     """A verdict for every finished episode of the run in `root`."""
     api_key = os.environ.get(api_key_env)
     verdicts = []
-    for record in RunStore(root).records():
+    store = RunStore(root)
+    for record in store.records():
         if record.state != "done":
             continue
-        directory = Path(root) / "episodes" / record.competition_id / f"seed-{record.seed}"
+        directory = store.episodes / record.key
         verdict = Verdict(record.competition_id, record.seed)
         try:
             messages, verdict.left_out = episode_requests(

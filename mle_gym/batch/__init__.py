@@ -1,15 +1,23 @@
-"""Many episodes: every (competition, seed) of a policy, resumable, locally or on Ray."""
+"""Many episodes: every (competition, seed) of a policy, resumable, locally or on Ray.
 
-from mle_gym.batch.local import LocalScheduler
-from mle_gym.batch.runner import BatchResult, run_batch
-from mle_gym.batch.spec import BatchSpec, EpisodeTask
-from mle_gym.batch.store import RunStore
+Names load on first use, so importing a module of this package (the spec, the progress
+display) loads no runner, env or sandbox.
+"""
 
-__all__ = [
-    "BatchResult",
-    "BatchSpec",
-    "EpisodeTask",
-    "LocalScheduler",
-    "RunStore",
-    "run_batch",
-]
+from __future__ import annotations
+
+from mle_gym.lazy import lazy_exports
+
+#: Each public name and the module that defines it.
+_EXPORTS = {
+    "BatchResult": "mle_gym.batch.runner",
+    "BatchSpec": "mle_gym.batch.spec",
+    "EpisodeTask": "mle_gym.batch.spec",
+    "LocalScheduler": "mle_gym.batch.local",
+    "RunStore": "mle_gym.runs.store",
+    "run_batch": "mle_gym.batch.runner",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)

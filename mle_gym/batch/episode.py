@@ -16,33 +16,16 @@ import gymnasium as gym
 from mle_gym.batch.provenance import episode_provenance
 from mle_gym.batch.recorder import TrajectoryRecorder
 from mle_gym.batch.spec import EpisodeTask
-from mle_gym.batch.store import (
-    GRADED_SNAPSHOTS_FILE,
-    PROVENANCE_FILE,
-    REPORT_FILE,
-    RESULT_FILE,
-    TRAJECTORY_FILE,
-    write_json,
-)
 from mle_gym.competitions import get_competition
 from mle_gym.data import CompetitionDirs, prepare
 from mle_gym.grading.bounded import grade_bounded
 from mle_gym.runner import Episode, Policy, Step, run_episode
+from mle_gym.runs.jsonfile import write_json
+from mle_gym.runs.layout import GRADED_SNAPSHOTS_FILE, TRAJECTORY_FILE
+from mle_gym.runs.provenance import write_episode_provenance
+from mle_gym.runs.result import EpisodeResult, write_result
 
 logger = logging.getLogger(__name__)
-
-#: Report fields copied into result.json, for progress displays that read only that file.
-SUMMARY_FIELDS = (
-    "score",
-    "valid_submission",
-    "above_median",
-    "any_medal",
-    "gold_medal",
-    "silver_medal",
-    "bronze_medal",
-    "normalized_score",
-    "error",
-)
 
 
 def run_task(
@@ -51,7 +34,7 @@ def run_task(
     *,
     secrets: dict[str, Any] | None = None,
     gpus: Sequence[str] | None = None,
-) -> dict[str, Any]:
+) -> EpisodeResult:
     """Run `task` with its trajectory, submission, report and result in `directory`."""
     from mle_gym.batch.harness_episode import HARNESS_POLICY, run_harness_task
 
@@ -63,9 +46,8 @@ def run_task(
     prepare_once(task.competition_id)
     policy = make_policy(task.policy, **task.policy_options, **(secrets or {}))
     prepared = CompetitionDirs.of(comp.id).preparation_record()
-    write_json(
-        directory / PROVENANCE_FILE,
-        episode_provenance(with_gpus(task.env_kwargs, gpus), prepared, policy),
+    write_episode_provenance(
+        directory, episode_provenance(with_gpus(task.env_kwargs, gpus), prepared, policy)
     )
     env = TrajectoryRecorder(
         gym.make(comp.env_id, **with_gpus(task.env_kwargs, gpus)),
@@ -85,28 +67,29 @@ def run_task(
     graded_snapshots = grade_snapshots(task.competition_id, snapshots, directory)
     report = episode.report or {}
     last = episode.steps[-1] if episode.steps else None
-    result = {
-        "competition_id": task.competition_id,
-        "seed": task.seed,
-        "steps": len(episode.steps),
-        "terminated": bool(last and last.terminated),
-        "truncated": bool(last and last.truncated),
-        "total_reward": episode.total_reward,
-        "seconds": round(time.monotonic() - started, 3),
-        "submission": kept.name if kept else None,
-        "snapshots": graded_snapshots,
-        "code": {
-            "files": len(code.get("files", ())),
-            "kept_bytes": code.get("kept_bytes"),
-            "error": code.get("error"),
+    result = EpisodeResult.from_report(
+        report,
+        competition_id=task.competition_id,
+        seed=task.seed,
+        steps=len(episode.steps),
+        terminated=bool(last and last.terminated),
+        truncated=bool(last and last.truncated),
+        total_reward=episode.total_reward,
+        seconds=round(time.monotonic() - started, 3),
+        submission=kept.name if kept else None,
+        details={
+            "snapshots": graded_snapshots,
+            "code": {
+                "files": len(code.get("files", ())),
+                "kept_bytes": code.get("kept_bytes"),
+                "error": code.get("error"),
+            },
+            "sandbox": last.info.get("sandbox") if last else None,
+            "episode_error": error,
+            "integrity": integrity_record(task, last.info if last else {}),
         },
-        "sandbox": last.info.get("sandbox") if last else None,
-        "episode_error": error,
-        "integrity": integrity_record(task, last.info if last else {}),
-        **{name: report.get(name) for name in SUMMARY_FIELDS},
-    }
-    write_json(directory / REPORT_FILE, report)
-    write_json(directory / RESULT_FILE, result)
+    )
+    write_result(directory, report, result)
     return result
 
 

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mle_gym.runs.result import EpisodeResult, write_result
+
 #: The batch "policy" of harness episodes; its options are `run_harness`'s.
 HARNESS_POLICY = "harness"
 #: Inside an episode's directory: what `run_harness` writes (the model calls it recorded,
@@ -22,12 +24,11 @@ def run_harness_task(
     *,
     secrets: dict[str, Any] | None = None,
     gpus: Sequence[str] | None = None,
-) -> dict[str, Any]:
+) -> EpisodeResult:
     """Run the harness of `task.policy_options` (command, model_endpoint, harness_dir,
     max_requests, max_validations; api_key among `secrets`) on `task`'s competition and
     seed, and write the episode's report and result."""
-    from mle_gym.batch.episode import SUMMARY_FIELDS, prepare_once, with_gpus
-    from mle_gym.batch.store import REPORT_FILE, RESULT_FILE, write_json
+    from mle_gym.batch.episode import prepare_once, with_gpus
     from mle_gym.harness.run import run_harness
 
     prepare_once(task.competition_id)
@@ -45,27 +46,27 @@ def run_harness_task(
         **options,
         **with_gpus(task.env_kwargs, gpus),
     )
-    report = result.report
-    summary = {
-        "competition_id": task.competition_id,
-        "seed": task.seed,
-        "steps": 0,
-        "terminated": not result.cut,
-        "truncated": result.cut,
-        "total_reward": result.reward,
-        "seconds": round(result.seconds, 3),
-        "submission": (
+    summary = EpisodeResult.from_report(
+        result.report,
+        competition_id=task.competition_id,
+        seed=task.seed,
+        steps=0,
+        terminated=not result.cut,
+        truncated=result.cut,
+        total_reward=result.reward,
+        seconds=round(result.seconds, 3),
+        submission=(
             str(result.submission_path.relative_to(directory)) if result.submission_path else None
         ),
-        "harness": {
-            "exit_code": result.exit_code,
-            "cut": result.cut,
-            "model_calls": result.requests,
-            "refused": result.refused,
-            "validations": result.validations,
+        details={
+            "harness": {
+                "exit_code": result.exit_code,
+                "cut": result.cut,
+                "model_calls": result.requests,
+                "refused": result.refused,
+                "validations": result.validations,
+            }
         },
-        **{name: report.get(name) for name in SUMMARY_FIELDS},
-    }
-    write_json(directory / REPORT_FILE, report)
-    write_json(directory / RESULT_FILE, summary)
+    )
+    write_result(directory, result.report, summary)
     return summary

@@ -18,7 +18,8 @@ from typing import IO, Any
 
 from mle_gym.batch.launch import start_worker
 from mle_gym.batch.spec import EpisodeTask
-from mle_gym.batch.store import LOG_FILE, Outcome, read_outcome
+from mle_gym.runs.layout import LOG_FILE
+from mle_gym.runs.store import Outcome, read_outcome
 from mle_gym.sandbox.gpus import assign_gpus
 
 #: How long stopped workers get to close their sandboxes before they are killed.

@@ -17,8 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from mle_gym.batch.spec import EpisodeTask
-from mle_gym.batch.store import TRAJECTORY_FILE
 from mle_gym.grading.report import MEDALS, medal_name
+from mle_gym.runs.layout import TRAJECTORY_FILE
 
 
 @dataclass

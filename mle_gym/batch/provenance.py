@@ -1,4 +1,5 @@
-"""What a run ran on and with, kept beside its episodes so its figures can be reproduced.
+"""What a run ran on and with, collected here and kept beside its episodes (as the records
+layer files it, mle_gym.runs.provenance) so its figures can be reproduced.
 
 Run level (provenance.json, one entry per `mle-gym run` invocation, since a resume may run on
 another machine or version): mle_gym's version and git commit, Python and the grading
@@ -23,8 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-import mle_gym
 from mle_gym.sandbox.nvidia_devices import listed_gpus
+from mle_gym.version import __version__
 
 #: The libraries a grade depends on, whose versions are recorded.
 LIBRARIES = ("pandas", "numpy", "scikit-learn", "pyarrow", "scipy", "gymnasium")
@@ -49,7 +50,7 @@ def _version(name: str) -> str | None:
 
 def _git_commit() -> str | None:
     """The checkout's commit when mle_gym is imported from one (and whether it has edits)."""
-    root = Path(mle_gym.__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     if not (root / ".git").exists() or shutil.which("git") is None:
         return None
     try:
@@ -74,7 +75,7 @@ def _git_commit() -> str | None:
 @cache
 def software() -> dict[str, Any]:
     return {
-        "mle_gym": mle_gym.__version__,
+        "mle_gym": __version__,
         "git_commit": _git_commit(),
         "python": platform.python_version(),
         "libraries": {name: _version(name) for name in LIBRARIES},

@@ -26,14 +26,9 @@ from typing import Any
 from mle_gym.batch.launch import start_worker
 from mle_gym.batch.resources import EpisodeResources
 from mle_gym.batch.spec import EpisodeTask
-from mle_gym.batch.store import (
-    LOG_FILE,
-    STATUS_FILE,
-    TASK_FILE,
-    Outcome,
-    read_outcome,
-    write_json,
-)
+from mle_gym.runs.jsonfile import write_json
+from mle_gym.runs.layout import LOG_FILE, STATUS_FILE, TASK_FILE
+from mle_gym.runs.store import Outcome, read_outcome
 from mle_gym.sandbox.scratch import OWNER_FILE, discard, owned_dir, sweep
 
 #: How long cancelled tasks get to close their sandboxes before they are killed.

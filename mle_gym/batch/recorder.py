@@ -1,17 +1,16 @@
-"""A wrapper that writes an episode to JSON Lines as it happens and keeps the graded submission."""
+"""A wrapper that writes an episode to its trajectory as it happens and keeps the graded
+submission; the files themselves are the records layer's (mle_gym.runs.trajectory)."""
 
 from __future__ import annotations
 
-import json
-import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
-from mle_gym.batch.store import CODE_DIR, NETWORK_LOG, SNAPSHOTS_DIR
-from mle_gym.evaluation import SNAPSHOT_INDEX
+from mle_gym.runs.layout import CODE_DIR
+from mle_gym.runs.trajectory import TrajectoryWriter
 
 
 class TrajectoryRecorder(gym.Wrapper):
@@ -31,7 +30,7 @@ class TrajectoryRecorder(gym.Wrapper):
         super().__init__(env)
         self.path = Path(path)
         self.policy = policy
-        self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115  (closed in close())
+        self._writer = TrajectoryWriter(self.path)
         self._episode = -1
         self.kept_submission: Path | None = None
         self.kept_snapshots: Path | None = None
@@ -43,7 +42,7 @@ class TrajectoryRecorder(gym.Wrapper):
         self.kept_submission = None
         self.kept_snapshots = None
         self.kept_code = None
-        self._write(
+        self._writer.write(
             {"event": "reset", "episode": self._episode, "observation": observation, "info": info}
         )
         return observation, info
@@ -66,18 +65,18 @@ class TrajectoryRecorder(gym.Wrapper):
         }
         if policy_info is not None:
             record["policy_info"] = policy_info
-        self._write(record)
+        self._writer.write(record)
         if terminated or truncated:
-            self.kept_submission = self._keep_submission(info)
-            self.kept_snapshots = self._keep_snapshots(info)
+            self.kept_submission = self._writer.keep_submission(info)
+            self.kept_snapshots = self._writer.keep_snapshots(info)
             self.kept_code = self._keep_code()
-            self._keep_network_log(info)
+            self._writer.keep_network_log(info)
         return observation, reward, terminated, truncated, info
 
     def record_error(self, error: str) -> None:
         """Note that the episode was ended by an error of the policy or the env (the next
         line is the step that grades the submission present then)."""
-        self._write({"event": "error", "episode": self._episode, "error": error})
+        self._writer.write({"event": "error", "episode": self._episode, "error": error})
 
     def close(self) -> None:
         try:
@@ -85,27 +84,10 @@ class TrajectoryRecorder(gym.Wrapper):
         finally:
             usage = getattr(self.policy, "usage", None)
             if usage is not None and hasattr(usage, "to_dict"):
-                self._write({"event": "usage", "episode": self._episode, "usage": usage.to_dict()})
-            self._file.close()
-
-    def _write(self, record: dict[str, Any]) -> None:
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        self._file.flush()
-
-    def _keep_submission(self, info: dict[str, Any]) -> Path | None:
-        graded = info.get("graded_submission")
-        if graded is None:
-            return None
-        dest = self.path.parent / Path(graded).name
-        shutil.copyfile(graded, dest)
-        return dest
-
-    def _keep_network_log(self, info: dict[str, Any]) -> None:
-        """Through the egress proxy (network="proxy"): its log of every request, in
-        network.jsonl beside the trajectory."""
-        log = (info.get("network") or {}).get("log")
-        if log and Path(log).is_file():
-            shutil.copyfile(log, self.path.parent / NETWORK_LOG)
+                self._writer.write(
+                    {"event": "usage", "episode": self._episode, "usage": usage.to_dict()}
+                )
+            self._writer.close()
 
     def _keep_code(self) -> dict[str, Any] | None:
         """The episode's /home/code, bounded, in `code/` (index: code.json)."""
@@ -116,17 +98,3 @@ class TrajectoryRecorder(gym.Wrapper):
             return keep(self.path.parent / CODE_DIR)
         except Exception as exc:  # a record must not cost the episode its result
             return {"error": f"{type(exc).__name__}: {exc}"}
-
-    def _keep_snapshots(self, info: dict[str, Any]) -> Path | None:
-        """The kept snapshot files and their index, in `snapshots/` beside the trajectory."""
-        snapshots = info.get("snapshots")
-        if not snapshots:
-            return None
-        source, dest = Path(snapshots["dir"]), self.path.parent / SNAPSHOTS_DIR
-        dest.mkdir(exist_ok=True)
-        for entry in snapshots["kept"]:
-            name = Path(entry["file"]).name
-            shutil.copyfile(source / name, dest / name)
-        index = {**snapshots, "dir": SNAPSHOTS_DIR}
-        (dest / SNAPSHOT_INDEX).write_text(json.dumps(index, indent=2))
-        return dest

@@ -18,11 +18,11 @@ from typing import Any, Protocol
 
 from mle_gym.batch.provenance import run_provenance
 from mle_gym.batch.spec import BatchSpec, EpisodeTask
-from mle_gym.batch.store import Outcome, RunStore
 from mle_gym.competitions import get_competition
 from mle_gym.data import CompetitionDirs, prepare
 from mle_gym.envs import NotPrepared
 from mle_gym.grading import build_answer_key
+from mle_gym.runs.store import Outcome, RunStore
 
 #: How often the listener's `tick` is called while episodes run.
 TICK_SECONDS = 0.5

@@ -21,7 +21,8 @@ from typing import Any
 
 from mle_gym.batch.launch import SECRETS_ENV
 from mle_gym.batch.spec import EpisodeTask
-from mle_gym.batch.store import TASK_FILE, read_json
+from mle_gym.runs.jsonfile import read_json
+from mle_gym.runs.layout import TASK_FILE
 
 _PR_SET_PDEATHSIG = 1
 
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:
         traceback.print_exc()
         return 1
-    logging.info("episode %s finished: %s", task.key, result)
+    logging.info("episode %s finished: %s", task.key, result.to_dict())
     return 0
 
 

@@ -141,7 +141,7 @@ def write_run_report(run_dir: Path) -> Any:
     from mle_gym.analysis.integrity import run_integrity
     from mle_gym.analysis.provenance import provenance_summary
     from mle_gym.analysis.render import write_report_files
-    from mle_gym.analysis.runs import read_run
+    from mle_gym.runs.run import read_run
 
     run = read_run(run_dir)
     summary = aggregate(run)
@@ -152,7 +152,7 @@ def write_run_report(run_dir: Path) -> Any:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from mle_gym.analysis.aggregate import aggregate
-    from mle_gym.analysis.runs import read_run
+    from mle_gym.runs.run import read_run
 
     fmt = args.format or ("json" if args.json else "csv" if args.csv else "table")
     if args.split and fmt != "mlebench":
@@ -225,7 +225,7 @@ ONE_RUN_OPTIONS = (
 def _print_side_by_side(args: argparse.Namespace, fmt: str) -> int:
     from mle_gym.analysis.aggregate import aggregate
     from mle_gym.analysis.compare_runs import Column, comparison_table
-    from mle_gym.analysis.runs import read_run
+    from mle_gym.runs.run import read_run
 
     given = [f"--{name.replace('_', '-')}" for name in ONE_RUN_OPTIONS if getattr(args, name)]
     if given or fmt not in ("table", "json"):
@@ -421,16 +421,14 @@ def cmd_grade_submissions(args: argparse.Namespace) -> int:
 
 
 def _episode_json(record: Any) -> dict[str, Any]:
-    from mle_gym.grading.report import medal_name
-
-    report = record.report or {}
+    grade = record.grade
     keys = ("score", "valid_submission", "above_median", "any_medal", "normalized_score")
     return {
         "competition_id": record.competition_id,
         "seed": record.seed,
         "state": record.state,
         "attempt": record.attempt,
-        **{key: report.get(key) for key in keys},
-        "medal": medal_name(report) if record.report else None,
-        "error": record.error or report.get("error"),
+        **{key: grade[key] for key in keys},
+        "medal": (grade["medal"] or "none") if record.report else None,
+        "error": record.error or grade["error"],
     }

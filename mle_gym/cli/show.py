@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from mle_gym.batch.store import EpisodeRecord
     from mle_gym.competitions import Competition
     from mle_gym.grading.report import GradeReport
     from mle_gym.runner import Step
+    from mle_gym.runs.store import EpisodeRecord
 
 _console: Console | None = None
 _error_console: Console | None = None

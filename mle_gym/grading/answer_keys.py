@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from mle_gym.competitions.spec import Competition
 from mle_gym.grading.id_index import index_from_columns
 from mle_gym.grading.validation import AnswerKey, answer_key
+from mle_gym.version import __version__
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,8 +48,6 @@ def _format_text(comp: Competition) -> str:
 
 
 def _fingerprint(comp: Competition, private_dir: Path) -> str:
-    from mle_gym import __version__
-
     digest = hashlib.sha256(f"{LAYOUT}|{__version__}|{comp.id}|{_format_text(comp)}".encode())
     for path in sorted(private_dir.rglob("*")):
         if path.is_file() and FOLDER not in path.relative_to(private_dir).parts:

@@ -8,6 +8,20 @@ from datetime import UTC, datetime
 from typing import Any
 
 MEDALS = ("gold", "silver", "bronze")
+#: The flat fields of a grade that an episode's result, a trainer's log and a report row
+#: show (`GradeReport.summary`); the thresholds and paths stay in the full report.
+SUMMARY_FIELDS = (
+    "score",
+    "valid_submission",
+    "above_median",
+    "any_medal",
+    "gold_medal",
+    "silver_medal",
+    "bronze_medal",
+    "medal",
+    "normalized_score",
+    "error",
+)
 
 
 @dataclass(frozen=True)
@@ -41,6 +55,22 @@ class GradeReport:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def summary(self) -> dict[str, Any]:
+        """The flat grade (`SUMMARY_FIELDS`) that every record of an episode is built from."""
+        return summarize(self.to_dict())
+
+
+def summarize(report: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`GradeReport.summary` of a stored report (report.json, `info["report"]`); with no
+    report, every field is None (an episode that was never graded)."""
+    if not report:
+        return dict.fromkeys(SUMMARY_FIELDS)
+    medal = medal_name(report)
+    return {
+        **{name: report.get(name) for name in SUMMARY_FIELDS},
+        "medal": None if medal == "none" else medal,
+    }
 
 
 def medal_name(report: Mapping[str, Any]) -> str:

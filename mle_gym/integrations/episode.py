@@ -14,6 +14,8 @@ from typing import Any
 import gymnasium as gym
 
 import mle_gym
+from mle_gym.grading.outcome import trainer_fields
+from mle_gym.grading.report import MEDALS, summarize
 from mle_gym.tools import ActionError
 
 #: What a tool answers once the episode is over.
@@ -45,20 +47,13 @@ def task_statement(observation: str) -> str:
 
 
 def grade(reward: float, report: dict[str, Any] | None) -> dict[str, Any]:
-    """The numbers a trainer logs for a graded episode, from its reward and grading report."""
-    report = report or {}
+    """The numbers a trainer logs for a graded episode, from its reward and grading report:
+    `outcome`'s fields, plus which medal as booleans."""
+    summary = summarize(report)
     return {
         "reward": float(reward),
-        "score": report.get("score"),
-        "valid": bool(report.get("valid_submission")),
-        "above_median": bool(report.get("above_median")),
-        "any_medal": bool(report.get("any_medal")),
-        "gold_medal": bool(report.get("gold_medal")),
-        "silver_medal": bool(report.get("silver_medal")),
-        "bronze_medal": bool(report.get("bronze_medal")),
-        "medal": next((m for m in ("gold", "silver", "bronze") if report.get(f"{m}_medal")), None),
-        "normalized_score": report.get("normalized_score"),
-        "error": report.get("error"),
+        **trainer_fields(summary),
+        **{f"{medal}_medal": bool(summary[f"{medal}_medal"]) for medal in MEDALS},
     }
 
 

@@ -1,30 +1,14 @@
-"""The run directory: one folder per episode, its status, and what resuming needs.
-
-    RUN_DIR/
-      batch.json                   settings (must match on resume) and the episodes asked for
-      provenance.json              versions, host, budgets, policy: one entry per invocation
-      report.json, report.csv      the aggregate, written after each run (mle_gym.analysis)
-      episodes/<competition>/seed-<k>/
-        task.json                  what the worker ran
-        status.json                running | done | failed, attempt number, times, error
-        trajectory.jsonl           the reset, every step, and an error that ended the episode,
-                                   one JSON object a line
-        <submission file>          the final submission, as graded
-        snapshots/                 the submission each time it changed (ungraded copies)
-        snapshots.json             those snapshots with their grades, made after the episode
-        network.jsonl              with network="proxy": every request the egress proxy saw
-        code/, code.json           the kept /home/code: small files, and every file's size
-                                   and sha256 (big ones listed, not copied)
-        report.json                the grading report
-        provenance.json            host, image, data checksums: what may differ per episode
-        result.json                steps, total reward, duration (written last by the worker)
-        episode.log                the worker's output
+"""Reading and writing one run directory: its lock, its settings, each episode's status,
+and the records a reader gets back.
 
 Only the driver writes status.json. An episode is finished when its result.json is whole
 (`graded`), whatever its status says: a run stopped or killed between the worker's last write
 and the driver's leaves the status behind, and every reader (resume, report) goes by the
 result. While a run holds the directory's lock, a "running" status left by an earlier run on
 an episode without a result means that run died, and the episode is run again.
+
+The store takes a batch's spec and tasks by what they have (`RunSettings`, `EpisodeKey`),
+so the records layer knows nothing of how batches are scheduled.
 """
 
 from __future__ import annotations
@@ -35,28 +19,27 @@ import os
 import shutil
 import socket
 import time
-import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from mle_gym.batch.spec import BatchSpec, EpisodeTask
+from mle_gym.grading.report import summarize
+from mle_gym.runs.jsonfile import read_json, write_json
+from mle_gym.runs.layout import (
+    BATCH_FILE,
+    EPISODES_DIR,
+    LOCK_FILE,
+    LOG_FILE,
+    REPORT_FILE,
+    RESULT_FILE,
+    STATUS_FILE,
+    TASK_FILE,
+    episode_key,
+)
+from mle_gym.runs.provenance import add_invocation
 
-BATCH_FILE = "batch.json"
-STATUS_FILE = "status.json"
-TASK_FILE = "task.json"
-TRAJECTORY_FILE = "trajectory.jsonl"
-SNAPSHOTS_DIR = "snapshots"
-#: The egress proxy's log of the episode's requests (network="proxy" only).
-NETWORK_LOG = "network.jsonl"
-CODE_DIR = "code"
-GRADED_SNAPSHOTS_FILE = "snapshots.json"
-REPORT_FILE = "report.json"
-RESULT_FILE = "result.json"
-LOG_FILE = "episode.log"
-PROVENANCE_FILE = "provenance.json"
 LOG_TAIL_CHARS = 2000
 
 
@@ -66,6 +49,24 @@ class RunDirBusy(RuntimeError):
 
 class SettingsMismatch(RuntimeError):
     """The run directory holds episodes of other settings (policy, env options)."""
+
+
+class EpisodeKey(Protocol):
+    """An episode as the store files it (a batch's `EpisodeTask`)."""
+
+    @property
+    def key(self) -> str: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class RunSettings(Protocol):
+    """What a run is asked to hold (a batch's `BatchSpec`)."""
+
+    competitions: Sequence[str]
+    seeds: Sequence[int]
+
+    def settings(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -89,17 +90,15 @@ class EpisodeRecord:
     result: dict[str, Any] | None
     error: str | None
 
+    @property
+    def key(self) -> str:
+        """Its folder under the run's episodes/, e.g. `sklearn-digits/seed-2`."""
+        return episode_key(self.competition_id, self.seed)
 
-def write_json(path: Path, data: Any) -> None:
-    """Write atomically, so a killed process never leaves half a file, and a failed write
-    (a full disk) leaves no temporary one."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
-    try:
-        tmp.write_text(json.dumps(data, indent=2, default=str))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    @property
+    def grade(self) -> dict[str, Any]:
+        """Its report's summary (`GradeReport.summary`), every field None without one."""
+        return summarize(self.report)
 
 
 def graded(directory: Path) -> bool:
@@ -110,10 +109,6 @@ def graded(directory: Path) -> bool:
         return isinstance(read_json(directory / RESULT_FILE), dict)
     except (OSError, ValueError):
         return False
-
-
-def read_json(path: Path) -> Any:
-    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def log_tail(directory: Path) -> str:
@@ -138,24 +133,24 @@ class RunStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        self.episodes = self.root / "episodes"
+        self.episodes = self.root / EPISODES_DIR
 
     # -- the run as a whole -----------------------------------------------------------------
     @contextmanager
     def locked(self) -> Iterator[None]:
         """Hold the directory for this process; the kernel lets go if the process dies."""
         self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / ".lock", "w") as handle:
+        with open(self.root / LOCK_FILE, "w") as handle:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 raise RunDirBusy(f"another mle-gym run is using {self.root}") from None
             yield
 
-    def check(self, spec: BatchSpec) -> None:
+    def check(self, spec: RunSettings) -> None:
         """Refuse now, writing nothing, a directory that `locked` or `open` would refuse:
         one another run holds, or one with episodes of other settings."""
-        lock = self.root / ".lock"
+        lock = self.root / LOCK_FILE
         if lock.is_file():
             with open(lock) as handle:
                 try:
@@ -165,7 +160,7 @@ class RunStore:
                 fcntl.flock(handle, fcntl.LOCK_UN)
         self._check_settings(spec)
 
-    def _check_settings(self, spec: BatchSpec) -> None:
+    def _check_settings(self, spec: RunSettings) -> None:
         batch = read_json(self.root / BATCH_FILE)
         if batch is not None and batch["settings"] != json.loads(json.dumps(spec.settings())):
             raise SettingsMismatch(
@@ -173,7 +168,7 @@ class RunStore:
                 "use another --run-dir"
             )
 
-    def open(self, spec: BatchSpec) -> None:
+    def open(self, spec: RunSettings) -> None:
         """Record the settings, or check they match those of the episodes already here."""
         self._check_settings(spec)
         self.episodes.mkdir(parents=True, exist_ok=True)
@@ -187,19 +182,16 @@ class RunStore:
 
     def record_provenance(self, entry: dict[str, Any]) -> None:
         """Add this invocation's record (a resume may run elsewhere, or another version)."""
-        path = self.root / PROVENANCE_FILE
-        kept = read_json(path) or {"invocations": []}
-        kept["invocations"].append(entry)
-        write_json(path, kept)
+        add_invocation(self.root, entry)
 
     # -- one episode ------------------------------------------------------------------------
-    def episode_dir(self, task: EpisodeTask) -> Path:
+    def episode_dir(self, task: EpisodeKey) -> Path:
         return self.episodes / task.key
 
-    def status(self, task: EpisodeTask) -> dict[str, Any] | None:
+    def status(self, task: EpisodeKey) -> dict[str, Any] | None:
         return read_json(self.episode_dir(task) / STATUS_FILE)
 
-    def is_done(self, task: EpisodeTask) -> bool:
+    def is_done(self, task: EpisodeKey) -> bool:
         status = self.status(task)
         if status is None:
             return False
@@ -208,7 +200,7 @@ class RunStore:
             return True
         return status["state"] == "done"
 
-    def begin(self, task: EpisodeTask) -> Path:
+    def begin(self, task: EpisodeKey) -> Path:
         """Clear what an earlier attempt left and mark the episode running."""
         previous = self.status(task) or {}
         directory = self.episode_dir(task)
@@ -226,7 +218,7 @@ class RunStore:
         )
         return directory
 
-    def finish(self, task: EpisodeTask, outcome: Outcome) -> dict[str, Any]:
+    def finish(self, task: EpisodeKey, outcome: Outcome) -> dict[str, Any]:
         directory = self.episode_dir(task)
         status = read_json(directory / STATUS_FILE) or {"attempt": 1}
         status.update(
@@ -238,14 +230,14 @@ class RunStore:
         write_json(directory / STATUS_FILE, status)
         return status
 
-    def interrupted(self, task: EpisodeTask) -> dict[str, Any]:
+    def interrupted(self, task: EpisodeKey) -> dict[str, Any]:
         """Mark a stopped episode failed, to run again, unless it was graded before the stop
         landed (its worker was closing its sandbox): then it is done."""
         if graded(self.episode_dir(task)):
             return self.finish(task, Outcome(True))
         return self.finish(task, Outcome(False, "interrupted: the run was stopped"))
 
-    def result(self, task: EpisodeTask) -> dict[str, Any] | None:
+    def result(self, task: EpisodeKey) -> dict[str, Any] | None:
         return read_json(self.episode_dir(task) / RESULT_FILE)
 
     # -- reading a run ----------------------------------------------------------------------

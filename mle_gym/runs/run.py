@@ -1,4 +1,4 @@
-"""A run directory as analysis sees it: the episodes asked for, and what became of each."""
+"""A run directory as a reader sees it: the episodes asked for, and what became of each."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from mle_gym.batch.store import BATCH_FILE, EpisodeRecord, RunStore, read_json
+from mle_gym.runs.jsonfile import read_json
+from mle_gym.runs.layout import BATCH_FILE
+from mle_gym.runs.store import EpisodeRecord, RunStore
 
 #: What an episode without a grading report is, besides "failed" and "running".
 MISSING = "missing"
@@ -37,6 +39,10 @@ class Run:
 
     def record(self, competition: str, seed: int) -> EpisodeRecord | None:
         return self._by_key.get((competition, seed))
+
+    def episode_dir(self, record: EpisodeRecord) -> Path:
+        """The folder holding `record`'s files."""
+        return RunStore(self.root).episodes / record.key
 
     @cached_property
     def _by_key(self) -> dict[tuple[str, int], EpisodeRecord]:
