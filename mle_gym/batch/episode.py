@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,6 +13,7 @@ import gymnasium as gym
 
 from mle_gym.batch.provenance import episode_provenance
 from mle_gym.batch.recorder import TrajectoryRecorder
+from mle_gym.batch.runners import SUMMARY_FIELDS, with_gpus
 from mle_gym.batch.spec import EpisodeTask
 from mle_gym.batch.store import (
     GRADED_SNAPSHOTS_FILE,
@@ -25,44 +24,26 @@ from mle_gym.batch.store import (
     write_json,
 )
 from mle_gym.competitions import get_competition
-from mle_gym.data import CompetitionDirs, prepare
+from mle_gym.data import CompetitionDirs, require_prepared
 from mle_gym.grading.bounded import grade_bounded
+from mle_gym.policies import make_policy
 from mle_gym.runner import Episode, Policy, Step, run_episode
 
 logger = logging.getLogger(__name__)
 
-#: Report fields copied into result.json, for progress displays that read only that file.
-SUMMARY_FIELDS = (
-    "score",
-    "valid_submission",
-    "above_median",
-    "any_medal",
-    "gold_medal",
-    "silver_medal",
-    "bronze_medal",
-    "normalized_score",
-    "error",
-)
 
-
-def run_task(
+def run_policy_task(
     task: EpisodeTask,
     directory: Path,
     *,
     secrets: dict[str, Any] | None = None,
     gpus: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """Run `task` with its trajectory, submission, report and result in `directory`."""
-    from mle_gym.batch.harness_episode import HARNESS_POLICY, run_harness_task
-
-    if task.policy == HARNESS_POLICY:
-        return run_harness_task(task, directory, secrets=secrets, gpus=gpus)
-    from mle_gym_baselines.registry import make_policy
-
+    """The policy runner (batch/runners.py): run `task`'s registered policy with its
+    trajectory, submission, report and result in `directory`."""
     comp = get_competition(task.competition_id)
-    prepare_once(task.competition_id)
-    policy = make_policy(task.policy, **task.policy_options, **(secrets or {}))
-    prepared = CompetitionDirs.of(comp.id).preparation_record()
+    prepared = require_prepared(comp.id).preparation_record()
+    policy = make_policy(task.policy or "", **task.policy_options, **(secrets or {}))
     write_json(
         directory / PROVENANCE_FILE,
         episode_provenance(with_gpus(task.env_kwargs, gpus), prepared, policy),
@@ -178,30 +159,3 @@ def grade_snapshots(competition_id: str, snapshots: Path | None, directory: Path
         entry["path"] = str(Path(entry["path"]).relative_to(directory))
     write_json(directory / GRADED_SNAPSHOTS_FILE, graded)
     return len(graded)
-
-
-def with_gpus(env_kwargs: dict[str, Any], gpus: Sequence[str] | None) -> dict[str, Any]:
-    """The env's arguments with the devices this episode was given."""
-    if not gpus:
-        return dict(env_kwargs)
-    options = {**(env_kwargs.get("sandbox_options") or {}), "gpus": list(gpus)}
-    return {**env_kwargs, "sandbox_options": options}
-
-
-def prepare_once(competition_id: str) -> None:
-    """Prepare a self-preparing competition (bundled data) once per cache, even when several
-    workers on one machine start it at the same moment."""
-    comp = get_competition(competition_id)
-    dirs = CompetitionDirs.of(comp.id)
-    if dirs.is_prepared() or comp.fetch_raw is None:
-        return
-    with _cache_lock(dirs.root.parent / f".{comp.id}.prepare.lock"):
-        prepare(comp)
-
-
-@contextmanager
-def _cache_lock(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
