@@ -63,7 +63,14 @@ def policy_factory(name: str) -> PolicyFactory:
         return _registered[name]
     points = _entry_points(name)
     if not points:
-        raise UnknownPolicy(f"unknown policy {name!r}; available: {', '.join(policy_names())}")
+        names = policy_names()
+        available = (
+            f"available: {', '.join(names)}"
+            if names
+            else "no policy is registered: reinstall mle-gym (`pip install -e .`), whose "
+            f"baselines declare theirs in the {ENTRY_POINT_GROUP!r} entry-point group"
+        )
+        raise UnknownPolicy(f"unknown policy {name!r}; {available}")
     if len(points) > 1:
         targets = ", ".join(point.value for point in points)
         raise UnknownPolicy(
