@@ -1,4 +1,5 @@
-"""Policies by name, for `mle-gym run --policy NAME` and the batch runner.
+"""The baselines' policy factories, which join mle_gym's policy registry (`mle_gym.policies`)
+through the `mle_gym.policies` entry points in setup.cfg, one per name.
 
 Each factory imports its policy when called, so a scaffold's optional extra is only needed
 when that scaffold is asked for. LLM policies take `base_url`, `model` and `api_key` (from
@@ -8,19 +9,18 @@ OPENAI_API_KEY.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from mle_gym.runner import Policy
 
 
-def _scripted(**_options: Any) -> Policy:
+def scripted(**_options: Any) -> Policy:
     from mle_gym_baselines.scripted import ScriptedTabularPolicy
 
     return ScriptedTabularPolicy()
 
 
-def _llm(**options: Any) -> Policy:
+def llm(**options: Any) -> Policy:
     from mle_gym_baselines.llm_agent import LLMAgentPolicy
 
     return LLMAgentPolicy(**options)
@@ -37,7 +37,7 @@ def _missing(name: str, extra: str, exc: ImportError, note: str = "") -> Missing
     )
 
 
-def _mini_swe_agent(**options: Any) -> Policy:
+def mini_swe_agent(**options: Any) -> Policy:
     try:
         from mle_gym_baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
     except ImportError as exc:
@@ -45,7 +45,7 @@ def _mini_swe_agent(**options: Any) -> Policy:
     return MiniSweAgentPolicy(**options)
 
 
-def _aide(**options: Any) -> Policy:
+def aide(**options: Any) -> Policy:
     try:
         from mle_gym_baselines.scaffolds.aide import AidePolicy
     except ImportError as exc:
@@ -53,7 +53,7 @@ def _aide(**options: Any) -> Policy:
     return AidePolicy(**options)
 
 
-def _openhands(**options: Any) -> Policy:
+def openhands(**options: Any) -> Policy:
     try:
         from mle_gym_baselines.scaffolds.openhands import OpenHandsPolicy
     except ImportError as exc:
@@ -61,26 +61,7 @@ def _openhands(**options: Any) -> Policy:
     return OpenHandsPolicy(**options)
 
 
-def _mlab(**options: Any) -> Policy:
+def mlab(**options: Any) -> Policy:
     from mle_gym_baselines.scaffolds.mlab import MlabPolicy  # our own code: no package to install
 
     return MlabPolicy(**options)
-
-
-#: name -> factory taking the policy's options (endpoint, model, ...) as keyword arguments.
-POLICIES: dict[str, Callable[..., Policy]] = {
-    "scripted": _scripted,
-    "llm": _llm,
-    "mini-swe-agent": _mini_swe_agent,
-    "aide": _aide,
-    "openhands": _openhands,
-    "mlab": _mlab,
-}
-
-
-def make_policy(name: str, **options: Any) -> Policy:
-    try:
-        factory = POLICIES[name]
-    except KeyError:
-        raise ValueError(f"unknown policy {name!r}; available: {', '.join(POLICIES)}") from None
-    return factory(**options)

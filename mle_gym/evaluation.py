@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.competitions import get_competition
-from mle_gym.data.cache import CompetitionDirs, NotPrepared
+from mle_gym.data.gate import require_prepared
 from mle_gym.grading.bounded import GradingLimits, grade_bounded
 from mle_gym.grading.budget import GradingBudget
 from mle_gym.grading.outcome import outcome
@@ -47,12 +47,7 @@ def evaluate(
     if reward_mode not in REWARD_MODES:
         raise ValueError(f"unknown reward_mode {reward_mode!r}; choose one of {REWARD_MODES}")
     comp = get_competition(competition_id)
-    dirs = CompetitionDirs.of(comp.id, Path(root) if root is not None else None)
-    if not dirs.is_prepared():
-        raise NotPrepared(
-            f"{comp.id} is not prepared in {dirs.root.parent}; run `mle-gym prepare {comp.id}` "
-            "(or pass root= where it is prepared)"
-        )
+    dirs = require_prepared(comp.id, auto=False, root=Path(root) if root is not None else None)
     path = Path(submission_path)
     report = grade_bounded(
         comp.id, path if path.is_file() else None, dirs.private, limits=limits, budget=budget

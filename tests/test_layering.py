@@ -1,5 +1,6 @@
 """The import arrows of DESIGN.md hold: competitions -> formats <- grading, grading loads
-no gym, batch -> runs <- analysis, reading a run loads no gym or sandbox, and importing
+no gym, batch -> runs <- analysis, reading a run loads no gym or sandbox, mle_gym never
+imports the baselines (they register into it), batch reads no analysis, and importing
 mle_gym still registers the envs in either import order."""
 
 from __future__ import annotations
@@ -39,6 +40,37 @@ def _offending(folder: str, forbidden: tuple[str, ...]) -> list[str]:
         for where, name in _imported_modules(PACKAGE / folder)
         if any(name == f or name.startswith(f + ".") for f in forbidden)
     ]
+
+
+def test_mle_gym_never_imports_the_baselines() -> None:
+    """The baselines are a consumer: they join mle_gym's policy registry through their entry
+    points (setup.cfg), and the library below them never reaches up into them."""
+    assert _offending(".", ("mle_gym_baselines", "baselines")) == []
+
+
+@pytest.mark.parametrize("forbidden", ["mle_gym.analysis", "mle_gym.cli"])
+def test_batch_imports_no_layer_above(forbidden: str) -> None:
+    assert _offending("batch", (forbidden,)) == []
+
+
+@pytest.mark.parametrize(
+    ("runner", "other"), [("episode", "harness_episode"), ("harness_episode", "episode")]
+)
+def test_the_batch_runners_do_not_import_each_other(runner: str, other: str) -> None:
+    """The policy and harness runners share batch/runners.py; neither reaches into the other."""
+    target = f"mle_gym.batch.{other}"
+    found = [
+        f"{where} imports {name}"
+        for where, name in _imported_modules(PACKAGE / "batch")
+        if where.startswith(f"mle_gym/batch/{runner}.py:")
+        and (name == target or name.startswith(target + "."))
+    ]
+    assert found == []
+
+
+def test_data_imports_no_gym_and_no_sandbox() -> None:
+    forbidden = ("gymnasium", "mle_gym.envs", "mle_gym.sandbox", "mle_gym.batch")
+    assert _offending("data", forbidden) == []
 
 
 def test_no_competition_module_imports_grading() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from mle_gym_baselines.llm_agent import EndpointError, LLMAgentPolicy, Prices
 from mle_gym_baselines.llm_agent.context import compact
-from mle_gym_baselines.registry import make_policy
+from mle_gym.policies import make_policy
 from mle_gym.runner import Episode, Policy
 from tests.agent_support import run_cli_policy, run_policy_episode
 from tests.conftest import require_bwrap

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import mle_gym
-from mle_gym_baselines.registry import make_policy
 from mle_gym_baselines.scaffolds.mini_swe_agent import MiniSweAgentPolicy
 from mle_gym.inversion import ScaffoldError
+from mle_gym.policies import make_policy
 from mle_gym.runner import Episode, Policy
 from tests.agent_support import run_cli_policy, run_policy_episode
 from tests.conftest import require_bwrap

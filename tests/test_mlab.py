@@ -12,8 +12,8 @@ import gymnasium as gym
 import pytest
 
 import mle_gym
-from mle_gym_baselines.registry import make_policy
 from mle_gym_baselines.scaffolds.mlab import ENTRIES, MlabPolicy, parse_response
+from mle_gym.policies import make_policy
 from tests.agent_support import run_cli_policy, run_policy_episode
 from tests.conftest import require_bwrap
 from tests.llm_server import TRAIN_SCRIPT, Reply, ScriptedLLMServer, last_text, sequence, text

@@ -39,7 +39,7 @@ EPISODE = """
 import json, sys
 import gymnasium as gym
 import mle_gym
-from mle_gym_baselines.registry import make_policy
+from mle_gym.policies import make_policy
 env_id, backend, options = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 policy = make_policy("openhands", **options)
 with gym.make(env_id, backend=backend, max_steps=20) as env:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.competitions import get_competition
-from mle_gym.data import CompetitionDirs
+from mle_gym.data import require_prepared
 from mle_gym.grading.bounded import grade_bounded
 from mle_gym.runs.jsonfile import read_json, write_json
 from mle_gym.runs.layout import REPORT_FILE, RESULT_FILE
@@ -54,11 +54,7 @@ def regrade_run(run: Run) -> dict[str, Any]:
                 continue
             old = record.report or {}
             comp = get_competition(record.competition_id)
-            dirs = CompetitionDirs.of(comp.id)
-            if not dirs.is_prepared():
-                raise FileNotFoundError(
-                    f"{comp.id} is not prepared here: run `mle-gym prepare {comp.id}` first"
-                )
+            dirs = require_prepared(comp.id, auto=False)
             shown = old.get("submission_path")
             new = grade_bounded(comp.id, kept, dirs.private, shown_path=shown).to_dict()
             diff = {

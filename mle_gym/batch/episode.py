@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,10 +13,12 @@ import gymnasium as gym
 
 from mle_gym.batch.provenance import episode_provenance
 from mle_gym.batch.recorder import TrajectoryRecorder
+from mle_gym.batch.runners import with_gpus
 from mle_gym.batch.spec import EpisodeTask
 from mle_gym.competitions import get_competition
-from mle_gym.data import CompetitionDirs, prepare
+from mle_gym.data import CompetitionDirs, require_prepared
 from mle_gym.grading.bounded import grade_bounded
+from mle_gym.policies import make_policy
 from mle_gym.runner import Episode, Policy, Step, run_episode
 from mle_gym.runs.jsonfile import write_json
 from mle_gym.runs.layout import GRADED_SNAPSHOTS_FILE, TRAJECTORY_FILE
@@ -28,24 +28,18 @@ from mle_gym.runs.result import EpisodeResult, write_result
 logger = logging.getLogger(__name__)
 
 
-def run_task(
+def run_policy_task(
     task: EpisodeTask,
     directory: Path,
     *,
     secrets: dict[str, Any] | None = None,
     gpus: Sequence[str] | None = None,
 ) -> EpisodeResult:
-    """Run `task` with its trajectory, submission, report and result in `directory`."""
-    from mle_gym.batch.harness_episode import HARNESS_POLICY, run_harness_task
-
-    if task.policy == HARNESS_POLICY:
-        return run_harness_task(task, directory, secrets=secrets, gpus=gpus)
-    from mle_gym_baselines.registry import make_policy
-
+    """The policy runner (batch/runners.py): run `task`'s registered policy with its
+    trajectory, submission, report and result in `directory`."""
     comp = get_competition(task.competition_id)
-    prepare_once(task.competition_id)
-    policy = make_policy(task.policy, **task.policy_options, **(secrets or {}))
-    prepared = CompetitionDirs.of(comp.id).preparation_record()
+    prepared = require_prepared(comp.id).preparation_record()
+    policy = make_policy(task.policy or "", **task.policy_options, **(secrets or {}))
     write_episode_provenance(
         directory, episode_provenance(with_gpus(task.env_kwargs, gpus), prepared, policy)
     )
@@ -161,30 +155,3 @@ def grade_snapshots(competition_id: str, snapshots: Path | None, directory: Path
         entry["path"] = str(Path(entry["path"]).relative_to(directory))
     write_json(directory / GRADED_SNAPSHOTS_FILE, graded)
     return len(graded)
-
-
-def with_gpus(env_kwargs: dict[str, Any], gpus: Sequence[str] | None) -> dict[str, Any]:
-    """The env's arguments with the devices this episode was given."""
-    if not gpus:
-        return dict(env_kwargs)
-    options = {**(env_kwargs.get("sandbox_options") or {}), "gpus": list(gpus)}
-    return {**env_kwargs, "sandbox_options": options}
-
-
-def prepare_once(competition_id: str) -> None:
-    """Prepare a self-preparing competition (bundled data) once per cache, even when several
-    workers on one machine start it at the same moment."""
-    comp = get_competition(competition_id)
-    dirs = CompetitionDirs.of(comp.id)
-    if dirs.is_prepared() or comp.fetch_raw is None:
-        return
-    with _cache_lock(dirs.root.parent / f".{comp.id}.prepare.lock"):
-        prepare(comp)
-
-
-@contextmanager
-def _cache_lock(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield

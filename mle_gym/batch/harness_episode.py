@@ -9,29 +9,29 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mle_gym.batch.runners import with_gpus
+from mle_gym.batch.spec import EpisodeTask
+from mle_gym.data import require_prepared
 from mle_gym.runs.result import EpisodeResult, write_result
 
-#: The batch "policy" of harness episodes; its options are `run_harness`'s.
-HARNESS_POLICY = "harness"
 #: Inside an episode's directory: what `run_harness` writes (the model calls it recorded,
 #: the harness's output, its own result).
 HARNESS_DIR = "harness"
 
 
 def run_harness_task(
-    task: Any,
+    task: EpisodeTask,
     directory: Path,
     *,
     secrets: dict[str, Any] | None = None,
     gpus: Sequence[str] | None = None,
 ) -> EpisodeResult:
-    """Run the harness of `task.policy_options` (command, model_endpoint, harness_dir,
-    max_requests, max_validations; api_key among `secrets`) on `task`'s competition and
-    seed, and write the episode's report and result."""
-    from mle_gym.batch.episode import prepare_once, with_gpus
+    """The harness runner (batch/runners.py): run the harness of `task.policy_options`
+    (command, model_endpoint, harness_dir, max_requests, max_validations; api_key among
+    `secrets`) on `task`'s competition and seed, and write the episode's report and result."""
     from mle_gym.harness.run import run_harness
 
-    prepare_once(task.competition_id)
+    require_prepared(task.competition_id)
     options = dict(task.policy_options)
     command, endpoint = options.pop("command"), options.pop("model_endpoint")
     inner = directory / HARNESS_DIR

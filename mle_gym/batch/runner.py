@@ -19,8 +19,7 @@ from typing import Any, Protocol
 from mle_gym.batch.provenance import run_provenance
 from mle_gym.batch.spec import BatchSpec, EpisodeTask
 from mle_gym.competitions import get_competition
-from mle_gym.data import CompetitionDirs, prepare
-from mle_gym.envs import NotPrepared
+from mle_gym.data import require_all_prepared
 from mle_gym.grading import build_answer_key
 from mle_gym.runs.store import Outcome, RunStore
 
@@ -77,7 +76,7 @@ def run_batch(
     preflight(spec, store, scheduler)
     with store.locked(), _terminate_raises():
         store.open(spec)
-        store.record_provenance(run_provenance(spec.policy, spec.public_options(), spec.env_kwargs))
+        store.record_provenance(run_provenance(spec.agent, spec.public_options(), spec.env_kwargs))
         tasks = spec.tasks()
         queue: deque[EpisodeTask] = deque()
         for task in tasks:
@@ -138,24 +137,8 @@ def check_sandbox(env_kwargs: dict[str, Any], gpus: list[str] | None) -> None:
 def ensure_prepared(competitions: tuple[str, ...]) -> None:
     """Prepare competitions with bundled data; fail early, naming them, if others are not.
     Then build each one's answer key here, once, rather than in every worker's first grade."""
-    missing = []
-    for competition_id in competitions:
-        comp = get_competition(competition_id)
-        if CompetitionDirs.of(comp.id).is_prepared():
-            continue
-        if comp.fetch_raw is not None:
-            prepare(comp)
-        else:
-            missing.append(comp.id)
-    if missing:
-        raise NotPrepared(
-            f"not prepared: {', '.join(missing)}. Run `mle-gym prepare ID` (Kaggle credentials) "
-            "or `mle-gym prepare ID --raw DIR_OR_ZIP` for each first."
-        )
-    for competition_id in competitions:
-        build_answer_key(
-            get_competition(competition_id), CompetitionDirs.of(competition_id).private
-        )
+    for competition_id, dirs in zip(competitions, require_all_prepared(competitions), strict=True):
+        build_answer_key(get_competition(competition_id), dirs.private)
 
 
 class Terminated(SystemExit):

@@ -1,4 +1,5 @@
-"""What a batch run is: a policy and env settings, over competitions × seeds."""
+"""What a batch run is: who acts (a policy, or a harness) and env settings, over
+competitions × seeds."""
 
 from __future__ import annotations
 
@@ -7,17 +8,34 @@ from typing import Any
 
 #: Policy options never written to a run directory (they reach the workers another way).
 SECRET_OPTIONS = frozenset({"api_key"})
+#: The runners of a batch's episodes (batch/runners.py): a registered policy steps the env,
+#: or a black-box harness runs inside the episode (its options are `run_harness`'s).
+POLICY_RUNNER = "policy"
+HARNESS_RUNNER = "harness"
+
+
+def _check_runner(policy: str | None, runner: str) -> None:
+    """A policy episode names its policy; another runner's names none."""
+    if (policy is None) == (runner == POLICY_RUNNER):
+        wants = "needs a policy name" if policy is None else f"takes no policy ({policy!r})"
+        raise ValueError(f"an episode of the {runner!r} runner {wants}")
 
 
 @dataclass(frozen=True)
 class EpisodeTask:
-    """One episode to run: the unit a worker process (or a Ray task) takes."""
+    """One episode to run: the unit a worker process (or a Ray task) takes. `runner` names
+    how it runs (batch/runners.py); `policy` is the registered policy's name for the policy
+    runner and None for the others, whose options are `policy_options` all the same."""
 
     competition_id: str
     seed: int
-    policy: str
+    policy: str | None
     policy_options: dict[str, Any] = field(default_factory=dict)
     env_kwargs: dict[str, Any] = field(default_factory=dict)
+    runner: str = POLICY_RUNNER
+
+    def __post_init__(self) -> None:
+        _check_runner(self.policy, self.runner)
 
     @property
     def key(self) -> str:
@@ -34,19 +52,30 @@ class EpisodeTask:
 
 @dataclass(frozen=True)
 class BatchSpec:
-    """Every (competition, seed) episode of one policy with the same env settings."""
+    """Every (competition, seed) episode of one policy (or harness) with the same env
+    settings."""
 
     competitions: tuple[str, ...]
     seeds: tuple[int, ...]
-    policy: str
+    policy: str | None
     policy_options: dict[str, Any] = field(default_factory=dict)
     env_kwargs: dict[str, Any] = field(default_factory=dict)
+    runner: str = POLICY_RUNNER
+
+    def __post_init__(self) -> None:
+        _check_runner(self.policy, self.runner)
+
+    @property
+    def agent(self) -> str:
+        """Who acts, for titles, run-directory names and provenance: the policy's name, or
+        the runner's (e.g. "harness")."""
+        return self.policy or self.runner
 
     def tasks(self) -> list[EpisodeTask]:
         """Seed by seed, so a partial run already covers every competition."""
         options = self.public_options()
         return [
-            EpisodeTask(c, s, self.policy, options, dict(self.env_kwargs))
+            EpisodeTask(c, s, self.policy, options, dict(self.env_kwargs), self.runner)
             for s in self.seeds
             for c in self.competitions
         ]
@@ -58,9 +87,12 @@ class BatchSpec:
         return {k: v for k, v in self.policy_options.items() if k in SECRET_OPTIONS}
 
     def settings(self) -> dict[str, Any]:
-        """What must not change when a run is resumed (more seeds or competitions may come)."""
+        """What must not change when a run is resumed (more seeds or competitions may come).
+        A policy batch records no runner, as run directories always did, so they resume."""
+        runner = {} if self.runner == POLICY_RUNNER else {"runner": self.runner}
         return {
             "policy": self.policy,
             "policy_options": self.public_options(),
             "env_kwargs": self.env_kwargs,
+            **runner,
         }

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.batch.launch import SECRETS_ENV
-from mle_gym.batch.spec import EpisodeTask
+from mle_gym.batch.runners import EpisodeRunner
+from mle_gym.batch.spec import HARNESS_RUNNER, POLICY_RUNNER, EpisodeTask
 from mle_gym.runs.jsonfile import read_json
 from mle_gym.runs.layout import TASK_FILE
 
@@ -42,6 +43,20 @@ def _exit_on_term(signum: int, _frame: Any) -> None:
     raise SystemExit(128 + signum)
 
 
+def runner_for(task: EpisodeTask) -> EpisodeRunner:
+    """The implementation of the task's runner (batch/runners.py), imported now: each
+    brings its own heavy part (gym and a policy, or the harness's proxy)."""
+    if task.runner == POLICY_RUNNER:
+        from mle_gym.batch.episode import run_policy_task
+
+        return run_policy_task
+    if task.runner == HARNESS_RUNNER:
+        from mle_gym.batch.harness_episode import run_harness_task
+
+        return run_harness_task
+    raise ValueError(f"unknown episode runner {task.runner!r}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mle_gym.batch.worker")
     parser.add_argument("directory", type=Path)
@@ -55,16 +70,15 @@ def main(argv: list[str] | None = None) -> int:
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    from mle_gym.batch.episode import run_task
-
     task = EpisodeTask.from_dict(read_json(args.directory / TASK_FILE))
     secrets = json.loads(os.environ.pop(SECRETS_ENV, "") or "{}")
     gpus = args.gpus.split(",") if args.gpus else None
     logging.info(
-        "episode %s: policy %s, env %s, gpus %s", task.key, task.policy, task.env_kwargs, gpus
-    )
+        "episode %s: %s runner, policy %s, env %s, gpus %s",
+        task.key, task.runner, task.policy, task.env_kwargs, gpus,
+    )  # fmt: skip
     try:
-        result = run_task(task, args.directory, secrets=secrets, gpus=gpus)
+        result = runner_for(task)(task, args.directory, secrets=secrets, gpus=gpus)
     except Exception:
         traceback.print_exc()
         return 1

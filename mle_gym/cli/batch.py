@@ -27,11 +27,11 @@ def _batch_competitions(args: argparse.Namespace) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def _default_run_dir(policy: str, split: str | None, ids: list[str]) -> Path:
+def _default_run_dir(agent: str, split: str | None, ids: list[str]) -> Path:
     label = split or (
         ids[0] if len(ids) == 1 else "+".join(ids) if len(ids) <= 3 else f"{len(ids)}-competitions"
     )
-    return Path("runs") / f"{policy}-{label}"
+    return Path("runs") / f"{agent}-{label}"
 
 
 def _batch_scheduler(args: argparse.Namespace, secrets: dict[str, Any]) -> Any:
@@ -69,20 +69,22 @@ def cmd_batch(args: argparse.Namespace) -> int:
     ids = _batch_competitions(args)
     env_kwargs = with_limits(env_kwargs_from(args), args.cpus_per_episode, args.memory_per_episode)
     seeds = tuple(range(args.seed, args.seed + (args.seeds or 1)))
-    policy, options = args.policy, policy_options(args)
     if args.harness is not None:
+        from mle_gym.batch.spec import HARNESS_RUNNER
         from mle_gym.cli.harness import harness_batch_options
 
-        policy, options = harness_batch_options(args)
-    spec = BatchSpec(tuple(ids), seeds, policy, options, env_kwargs)
-    run_dir = args.run_dir or _default_run_dir(policy, args.split, ids)
+        options = harness_batch_options(args)
+        spec = BatchSpec(tuple(ids), seeds, None, options, env_kwargs, runner=HARNESS_RUNNER)
+    else:
+        spec = BatchSpec(tuple(ids), seeds, args.policy, policy_options(args), env_kwargs)
+    run_dir = args.run_dir or _default_run_dir(spec.agent, args.split, ids)
     store = RunStore(run_dir)
     scheduler = _batch_scheduler(args, spec.secrets())
     where = (
         f"Ray at {args.ray}" if args.ray else f"{scheduler.capacity} worker(s) on this machine"
     ) + f", {args.backend} sandboxes"
     title = (
-        f"mle-gym run: {policy} on {len(ids)} competition(s) × {len(seeds)} seed(s) "
+        f"mle-gym run: {spec.agent} on {len(ids)} competition(s) × {len(seeds)} seed(s) "
         f"({where}) → {run_dir}"
     )
     closing = contextlib.closing(scheduler) if args.ray else contextlib.nullcontext()

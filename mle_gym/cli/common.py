@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from typing import Any
 
 DEMO_COMPETITION = "sklearn-digits"
 #: `all` is MLE-bench's 75 (lite + medium + high); dev and demo stay apart.
 SPLITS = ("lite", "medium", "high", "all", "dev", "demo")
-#: The names `mle_gym_baselines.registry` knows (kept here so `--help` need not import it).
-POLICIES = ("scripted", "llm", "mini-swe-agent", "aide", "openhands", "mlab")
+
+
+class PolicyNames:
+    """`--policy`'s choices: the names in mle_gym's policy registry, read when argparse checks
+    a value or writes the help, so building the parser (and `mle-gym --help`) reads no
+    installed package's entry points."""
+
+    def __contains__(self, name: object) -> bool:
+        from mle_gym.policies import policy_names
+
+        return name in policy_names()
+
+    def __iter__(self) -> Iterator[str]:
+        from mle_gym.policies import policy_names
+
+        return iter(policy_names())
 
 
 def make_policy(name: str, options: dict[str, Any] | None = None) -> Any:
-    from mle_gym_baselines.registry import make_policy as make
+    from mle_gym.policies import make_policy as make
 
     try:
         return make(name, **(options or {}))

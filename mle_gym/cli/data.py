@@ -201,17 +201,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if not (args.competition and args.submission):
         raise SystemExit("name a competition id and a submission file, or --submissions FILE.jsonl")
     from mle_gym.competitions import get_competition
-    from mle_gym.data import CompetitionDirs
+    from mle_gym.data import require_prepared
     from mle_gym.grading import grade
 
     comp = get_competition(args.competition)
     submission = Path(args.submission)
     if not submission.exists():  # a typo on the command line, not an invalid submission
         raise FileNotFoundError(f"{submission}: no such file")
-    dirs = CompetitionDirs.of(comp.id)
-    if not dirs.is_prepared():
-        raise FileNotFoundError(f"{comp.id} is not prepared: run `mle-gym prepare {comp.id}` first")
-    report = grade(comp, submission, dirs.private)
+    report = grade(comp, submission, require_prepared(comp.id, auto=False).private)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:

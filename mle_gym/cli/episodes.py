@@ -11,7 +11,7 @@ from typing import Any
 from mle_gym.cli import show
 from mle_gym.cli.common import (
     DEMO_COMPETITION,
-    POLICIES,
+    PolicyNames,
     add_env_options,
     add_split,
     at_least_one,
@@ -103,14 +103,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from mle_gym.competitions import get_competition
-    from mle_gym.data import prepare
+    from mle_gym.data import require_prepared
 
     comp = get_competition(DEMO_COMPETITION)
     console().print(
         f"[bold]mle_gym demo[/bold]: the scripted baseline on {comp.name}, fully "
         f"offline ({args.backend} sandbox)"
     )
-    prepare(comp, log=log)
+    require_prepared(comp.id, log=log)
     env_kwargs = env_kwargs_from(args)
     if args.backend == "local":
         from mle_gym.sandbox.agent_runtime import built_root
@@ -149,11 +149,11 @@ def add_parsers(sub: Any) -> None:
     p.add_argument(
         "--policy",
         default="scripted",
-        choices=POLICIES,
-        help="who acts: scripted (offline baseline), llm (tool-calling agent on an "
-        "OpenAI-compatible endpoint), mini-swe-agent, aide, openhands, mlab (default: "
-        "scripted; "
-        "see docs/agents.md)",
+        choices=PolicyNames(),
+        metavar="NAME",
+        help="who acts, one of %(choices)s: scripted (offline baseline), llm (tool-calling "
+        "agent on an OpenAI-compatible endpoint), the scaffolds, or a policy an installed "
+        "package registers (default: scripted; see docs/agents.md)",
     )
     llm = p.add_argument_group("LLM policies")
     llm.add_argument(

@@ -121,10 +121,9 @@ def _endpoint(args: argparse.Namespace) -> str:
     return endpoint
 
 
-def harness_batch_options(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
-    """The batch "policy" of harness episodes and its options (`run_harness`'s; the API key
-    is a secret the run directory never holds)."""
-    from mle_gym.batch.harness_episode import HARNESS_POLICY
+def harness_batch_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of a batch's harness runner (`run_harness`'s; the API key is a secret the
+    run directory never holds)."""
     from mle_gym.harness.proxy import check_endpoint
 
     endpoint = _endpoint(args)
@@ -145,7 +144,7 @@ def harness_batch_options(args: argparse.Namespace) -> tuple[str, dict[str, Any]
         options["agent_wheels"] = str(args.agent_wheels.resolve()) if args.agent_wheels else None
     if key := args.api_key or os.environ.get("OPENAI_API_KEY"):
         options["api_key"] = key
-    return HARNESS_POLICY, options
+    return options
 
 
 def run_harness_command(args: argparse.Namespace) -> int:

@@ -377,12 +377,9 @@ def _print_mlebench(run: Any, summary: Any, split: str | None) -> int:
 
 def private_dir(comp: Any) -> Path:
     """A prepared competition's answers, for grading submissions made elsewhere."""
-    from mle_gym.data import CompetitionDirs
+    from mle_gym.data import require_prepared
 
-    dirs = CompetitionDirs.of(comp.id)
-    if not dirs.is_prepared():
-        raise FileNotFoundError(f"{comp.id} is not prepared: run `mle-gym prepare {comp.id}` first")
-    return dirs.private
+    return require_prepared(comp.id, auto=False).private
 
 
 def cmd_grade_submissions(args: argparse.Namespace) -> int:

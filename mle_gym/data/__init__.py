@@ -1,6 +1,8 @@
-"""The local data cache: raw import, Kaggle download, preparation and checksum checks."""
+"""The local data cache: raw import, Kaggle download, preparation, checksum checks and the
+prepared-data gate."""
 
-from mle_gym.data.cache import CompetitionDirs, cache_root
+from mle_gym.data.cache import CompetitionDirs, NotPrepared, cache_root
+from mle_gym.data.gate import require_all_prepared, require_prepared
 from mle_gym.data.prepare import (
     AlreadyPrepared,
     ChecksumError,
@@ -13,8 +15,11 @@ __all__ = [
     "AlreadyPrepared",
     "ChecksumError",
     "CompetitionDirs",
+    "NotPrepared",
     "PrepareError",
     "PrepareResult",
     "cache_root",
     "prepare",
+    "require_all_prepared",
+    "require_prepared",
 ]

@@ -25,8 +25,8 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from mle_gym.competitions import get_competition
-from mle_gym.data.cache import CompetitionDirs, NotPrepared
-from mle_gym.data.prepare import prepare
+from mle_gym.data.cache import NotPrepared as NotPrepared  # mle_gym.envs exports it
+from mle_gym.data.gate import require_prepared
 from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
 from mle_gym.envs.egress_setup import (
     NETWORK_LOG,
@@ -170,7 +170,7 @@ class CompetitionEnv(gym.Env):
         self.network_policy: EgressPolicy | None = None
         if network == "proxy":
             self.network_policy = policy_for(network_policy, self.competition.id, mlebench_dir)
-        self.dirs = _ensure_prepared(self.competition.id)
+        self.dirs = require_prepared(self.competition.id)
         self.backend = backend
         self.time_limit = float(time_limit)
         self.max_steps = int(max_steps)
@@ -759,18 +759,3 @@ def _time_limit_above() -> int | None:
             return int(caller._max_episode_steps)
         frame = frame.f_back
     return None
-
-
-def _ensure_prepared(competition_id: str) -> CompetitionDirs:
-    """The competition's cache directories; competitions with bundled data prepare themselves."""
-    comp = get_competition(competition_id)
-    dirs = CompetitionDirs.of(comp.id)
-    if dirs.is_prepared():
-        return dirs
-    if comp.fetch_raw is not None:
-        return prepare(comp).dirs
-    raise NotPrepared(
-        f"{comp.id} is not prepared in {dirs.root.parent}. Run `mle-gym prepare {comp.id}` "
-        f"(Kaggle credentials), or `mle-gym prepare {comp.id} --raw DIR_OR_ZIP` with files you "
-        "have."
-    )
