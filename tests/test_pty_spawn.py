@@ -1,15 +1,18 @@
 """Local shells started on a pty without forking this process (mle_gym.sandbox.pty_spawn):
 the child keeps only the descriptors it is given, has the pty as its controlling terminal
-in a session of its own, gets a fresh session keyring when asked (this process's threads
-keep theirs), a program that is not there is refused at once, and many start at once."""
+in a session of its own, gets a fresh session keyring (this process's threads keep theirs),
+outlives the thread that asked for it, a program that is not there is refused at once, and
+many start at once, in this process or in a fork of it."""
 
 from __future__ import annotations
 
 import ctypes
 import os
 import platform
+import signal
 import sys
 import threading
+import time
 
 import pytest
 
@@ -64,17 +67,42 @@ def test_the_pty_is_the_controlling_terminal_of_a_session_of_its_own():
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="keyctl's number here is x86_64's")
-def test_a_fresh_keyring_is_the_childs_alone():
+def test_each_child_gets_a_fresh_keyring_of_its_own():
     probe = "import ctypes; print(ctypes.CDLL(None).syscall(250, 0, -3, 0))"  # session's id
-
-    def child_keyring(fresh: bool) -> int:
-        return int(_output(_spawn([sys.executable, "-c", probe], fresh_keyring=fresh)))
-
     ours = ctypes.CDLL(None).syscall(250, 0, -3, 0)
-    fresh = {child_keyring(True) for _ in range(2)}
-    assert child_keyring(False) == ours
-    assert len(fresh) == 2 and ours not in fresh
+    children = {int(_output(_spawn([sys.executable, "-c", probe]))) for _ in range(2)}
+    assert len(children) == 2 and ours not in children
     assert ctypes.CDLL(None).syscall(250, 0, -3, 0) == ours  # this thread keeps its own
+
+
+def test_a_child_that_dies_with_its_parent_outlives_the_thread_that_asked_for_it():
+    """bubblewrap's --die-with-parent is a parent-death signal, which the kernel sends when
+    the thread that started the child ends; here the asking thread ends while it runs."""
+    started = []
+
+    def ask() -> None:
+        argv = ["setpriv", "--pdeathsig", "KILL", "--", "/bin/sh", "-c", "sleep 1; echo alive"]
+        started.append(_spawn(argv))
+        time.sleep(0.5)  # the parent-death signal is set by now
+
+    thread = threading.Thread(target=ask)
+    thread.start()
+    thread.join()
+    assert _output(started[0]).strip() == "alive"
+
+
+def test_a_forked_process_starts_children_too():
+    _output(_spawn(["/bin/true"]))  # this process's starter thread exists
+    pid = os.fork()
+    if pid == 0:  # a fork has no starter thread of its own until it starts a child
+        code = 1
+        signal.alarm(30)  # a start that never comes ends the fork, not the test run
+        try:
+            code = 0 if _output(_spawn(["/bin/sh", "-c", "echo forked"])).strip() == "forked" else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
 
 
 def test_a_program_that_is_not_there_is_refused():

@@ -769,8 +769,8 @@ exec bash --noprofile --norc --noediting -i
 
 
 class _SpawnOnPty(pexpect.spawn):
-    """pexpect's spawn, started by `spawn_on_pty` (no fork of this process), keeping
-    `pass_fds` open in the child and giving it a fresh session keyring."""
+    """pexpect's spawn, started by `spawn_on_pty` (no fork of this process, a fresh
+    session keyring), keeping `pass_fds` open in the child."""
 
     def __init__(self, *args: Any, pass_fds: tuple[int, ...] = (), **kwargs: Any) -> None:
         self._pass_fds = pass_fds
@@ -784,7 +784,6 @@ class _SpawnOnPty(pexpect.spawn):
             echo=kwargs.get("echo", True),
             dimensions=kwargs.get("dimensions", (24, 80)),
             pass_fds=self._pass_fds,
-            fresh_keyring=True,
         )
 
 

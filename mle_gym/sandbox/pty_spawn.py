@@ -4,12 +4,17 @@ A fork copies this process's page tables (a trainer holding a thousand envs is l
 Python work between fork and exec touches copied pages one by one; a local sandbox's start
 spent most of its time there. Here the program starts through `subprocess`'s vfork path
 (nothing is copied; the child execs at once), and what used to run between fork and exec
-runs elsewhere: the terminal's size and echo are set on the pty from this side, `setsid
+runs elsewhere: the terminal's size and echo are set on the pty from this side, and `setsid
 --ctty` (util-linux) gives the program a session of its own with the pty as its controlling
-terminal, and a fresh session keyring is joined by a short-lived thread of this process
-that starts the child (a keyring belongs to a thread's credentials, which the child
-inherits). Whatever else the caller wants done before its program runs (joining a cgroup,
+terminal. Whatever else the caller wants done before its program runs (joining a cgroup,
 entering namespaces) goes in front of `argv` as programs that exec the rest.
+
+Every child is started by one long-lived thread of this process, for two reasons. A session
+keyring belongs to a thread's credentials, which a child inherits: that thread joins a new,
+empty one before each start, and this process's other threads keep theirs. And a child
+that asks to die with its parent (bubblewrap's --die-with-parent) is killed when the thread
+that started it ends, not the process: a sandbox started from a short-lived thread (a
+caller's, or a helper's) would die with that thread.
 """
 
 from __future__ import annotations
@@ -21,14 +26,25 @@ import platform
 import shutil
 import subprocess
 import termios
-import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import ptyprocess
 
 _KEYCTL = {"x86_64": 250, "aarch64": 219}
 _KEYCTL_JOIN_SESSION_KEYRING = 1
 _libc = ctypes.CDLL(None, use_errno=True)
+_starter: ThreadPoolExecutor
+
+
+def _new_starter() -> None:
+    """The thread that starts every child: one worker, living as long as this process."""
+    global _starter
+    _starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mle-gym-spawn")
+
+
+_new_starter()
+os.register_at_fork(after_in_child=_new_starter)  # a forked child has no such thread
 
 
 def spawn_on_pty(
@@ -39,11 +55,10 @@ def spawn_on_pty(
     echo: bool,
     dimensions: tuple[int, int],
     pass_fds: Sequence[int],
-    fresh_keyring: bool = False,
 ) -> ptyprocess.PtyProcess:
     """`argv` on a new pty that is its controlling terminal, in a session of its own, with
-    every descriptor but 0-2 and `pass_fds` closed; `fresh_keyring`: with a new, empty
-    session keyring. A program that cannot be run raises here (OSError)."""
+    a new, empty session keyring and every descriptor but 0-2 and `pass_fds` closed. A
+    program that is not there raises FileNotFoundError here."""
     setsid = shutil.which("setsid")
     if setsid is None:
         raise FileNotFoundError("`setsid` (util-linux) is needed to start a sandbox's shell")
@@ -58,6 +73,7 @@ def spawn_on_pty(
             termios.tcsetattr(terminal, termios.TCSANOW, attributes)
 
         def start() -> subprocess.Popen:
+            _join_fresh_keyring()
             return subprocess.Popen(
                 [setsid, "--ctty", *argv],
                 stdin=terminal,
@@ -68,7 +84,7 @@ def spawn_on_pty(
                 env=env,
             )
 
-        child = _in_fresh_keyring(start) if fresh_keyring else start()
+        child = _on_starter(start)
     except BaseException:
         os.close(main)
         raise
@@ -86,33 +102,19 @@ def spawn_on_pty(
     return proc
 
 
-def _in_fresh_keyring(start: Callable[[], subprocess.Popen]) -> subprocess.Popen:
-    """`start()` in a thread of its own that first joins a new session keyring, so the
-    child starts with it and this process's other threads keep theirs."""
-    outcome: list = []
-
-    def run() -> None:
-        try:
-            _join_fresh_keyring()
-            outcome.append(start())
-        except BaseException as exc:  # handed to the caller's thread
-            outcome.append(exc)
-
-    thread = threading.Thread(target=run, name="mle-gym-spawn")
-    thread.start()
+def _on_starter(start: Callable[[], subprocess.Popen]) -> subprocess.Popen:
+    """`start()` on the starter thread; a child started while this thread was interrupted
+    is ended again."""
+    future = _starter.submit(start)
     try:
-        thread.join()
-    except BaseException:  # interrupted: the start (milliseconds) ends, then is undone
-        thread.join()
-        for child in outcome:
-            if isinstance(child, subprocess.Popen):
-                with contextlib.suppress(OSError):
-                    child.kill()
-                child.wait()
+        return future.result()
+    except BaseException:
+        if not future.cancel() and future.exception() is None:
+            child = future.result()
+            with contextlib.suppress(OSError):
+                child.kill()
+            child.wait()
         raise
-    if isinstance(outcome[0], BaseException):
-        raise outcome[0]
-    return outcome[0]
 
 
 def _join_fresh_keyring() -> None:
