@@ -21,7 +21,10 @@ _CPU_PERIOD_US = 100_000
 #: v1 writes "no limit" as a page-rounded 2**63 - 1; anything this large is none.
 _NO_LIMIT = 1 << 60
 #: Writes its own pid to the $0 files that follow, then execs the rest of its arguments.
-_JOIN = 'n=$0; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 126; shift; n=$((n - 1)); done; exec "$@"'
+_JOIN = (
+    'n=$0; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 126; shift; n=$((n - 1)); done; '
+    'exec "$@"'
+)
 
 
 class CgroupUnavailable(RuntimeError):
