@@ -107,6 +107,18 @@ def test_each_sandbox_gets_a_fresh_keyring(public: Path) -> None:
     assert sessions[0] and sessions[1] and not sessions[0] & sessions[1]
 
 
+def test_the_agents_shell_holds_no_descriptor_of_the_host(box: LocalSandbox) -> None:
+    """Only its terminal, its output pipe and /dev/null: none of the descriptors its start
+    used (the workspace's namespaces, the seccomp program) comes through bubblewrap."""
+    assert box.shell is not None
+    shell = box._sandbox_pid()
+    targets = {os.readlink(entry) for entry in Path(f"/proc/{shell}/fd").iterdir()}
+    output_pipe = os.readlink(f"/proc/{shell}/fd/61")
+    assert all(
+        t == output_pipe or t == "/dev/null" or t.startswith("/dev/pts/") for t in targets
+    ), targets
+
+
 def test_network_true_has_no_route_to_host_loopback(public: Path) -> None:
     """With network=True the sandbox has its own namespace: host loopback is out of reach."""
     require_bwrap()

@@ -101,7 +101,7 @@ def test_a_lower_cgroup_limit_of_this_process_is_the_hosts_memory() -> None:
         require(False, f"no cgroup can be made here ({exc}): run as root")
     try:
         seen = subprocess.run(
-            [sys.executable, "-c", PRINT_HOST_MEMORY], preexec_fn=group.join,
+            [*group.join_argv(), sys.executable, "-c", PRINT_HOST_MEMORY],
             capture_output=True, text=True, check=True, timeout=60,
         ).stdout  # fmt: skip
     finally:

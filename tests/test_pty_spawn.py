@@ -1,11 +1,18 @@
-"""Local shells started on a pty with the fork lock held for the fork alone
-(mle_gym.sandbox.pty_spawn): the child keeps only the descriptors it is given, a failure
-before the exec is raised with the child's reason, and many start at once."""
+"""Local shells started on a pty without forking this process (mle_gym.sandbox.pty_spawn):
+the child keeps only the descriptors it is given, has the pty as its controlling terminal
+in a session of its own, gets a fresh session keyring (this process's threads keep theirs),
+outlives the thread that asked for it, a program that is not there is refused at once, and
+many start at once, in this process or in a fork of it."""
 
 from __future__ import annotations
 
+import ctypes
 import os
+import platform
+import signal
+import sys
 import threading
+import time
 
 import pytest
 
@@ -27,8 +34,7 @@ def _output(proc) -> str:
 
 
 def _spawn(argv, **options):
-    defaults = {"cwd": None, "env": None, "echo": False, "dimensions": (30, 90),
-                "preexec_fn": None, "pass_fds": ()}  # fmt: skip
+    defaults = {"cwd": None, "env": None, "echo": False, "dimensions": (30, 90), "pass_fds": ()}
     return spawn_on_pty(argv, **{**defaults, **options})
 
 
@@ -51,13 +57,56 @@ def test_the_child_keeps_only_the_passed_descriptors_and_sees_its_terminal_size(
     assert "30" in lines and "90" in lines and str(tmp_path) in lines
 
 
-def test_a_failure_before_the_exec_is_raised_with_the_childs_reason():
-    def refuse() -> None:
-        raise PermissionError("the cgroup refused the process")
+def test_the_pty_is_the_controlling_terminal_of_a_session_of_its_own():
+    # fields 6 and 7 of /proc/PID/stat: the session and the controlling terminal (which
+    # /dev/tty opens; without one: "No such device or address")
+    command = "echo $$; cut -d' ' -f6,7 /proc/$$/stat; : < /dev/tty && echo has-tty; tty"
+    pid, session, tty_number, opened, name = _output(_spawn(["/bin/sh", "-c", command])).split()
+    assert session == pid and int(tty_number) != 0
+    assert opened == "has-tty" and name.startswith("/dev/pts/")
 
-    with pytest.raises(PermissionError, match="the cgroup refused the process"):
-        _spawn(["/bin/true"], preexec_fn=refuse)
-    with pytest.raises(FileNotFoundError, match="No such file"):
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="keyctl's number here is x86_64's")
+def test_each_child_gets_a_fresh_keyring_of_its_own():
+    probe = "import ctypes; print(ctypes.CDLL(None).syscall(250, 0, -3, 0))"  # session's id
+    ours = ctypes.CDLL(None).syscall(250, 0, -3, 0)
+    children = {int(_output(_spawn([sys.executable, "-c", probe]))) for _ in range(2)}
+    assert len(children) == 2 and ours not in children
+    assert ctypes.CDLL(None).syscall(250, 0, -3, 0) == ours  # this thread keeps its own
+
+
+def test_a_child_that_dies_with_its_parent_outlives_the_thread_that_asked_for_it():
+    """bubblewrap's --die-with-parent is a parent-death signal, which the kernel sends when
+    the thread that started the child ends; here the asking thread ends while it runs."""
+    started = []
+
+    def ask() -> None:
+        argv = ["setpriv", "--pdeathsig", "KILL", "--", "/bin/sh", "-c", "sleep 1; echo alive"]
+        started.append(_spawn(argv))
+        time.sleep(0.5)  # the parent-death signal is set by now
+
+    thread = threading.Thread(target=ask)
+    thread.start()
+    thread.join()
+    assert _output(started[0]).strip() == "alive"
+
+
+def test_a_forked_process_starts_children_too():
+    _output(_spawn(["/bin/true"]))  # this process's starter thread exists
+    pid = os.fork()
+    if pid == 0:  # a fork has no starter thread of its own until it starts a child
+        code = 1
+        signal.alarm(30)  # a start that never comes ends the fork, not the test run
+        try:
+            code = 0 if _output(_spawn(["/bin/sh", "-c", "echo forked"])).strip() == "forked" else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_program_that_is_not_there_is_refused():
+    with pytest.raises(FileNotFoundError, match="/nonexistent/program"):
         _spawn(["/nonexistent/program"])
 
 

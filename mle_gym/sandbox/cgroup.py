@@ -1,9 +1,9 @@
 """A control group per local sandbox: memory, process-count and CPU limits, like docker's.
 
-The sandbox's first process joins the group before it execs bubblewrap, so everything the
-agent starts is counted and capped; the memory limit also covers the sandbox's tmpfs
-mounts (their pages are charged to the group), so `/tmp` and the workspace cannot fill
-the host's memory. Works on cgroup v2 (one hierarchy) and on v1 (one directory per
+The sandbox's first process joins the group before it execs bubblewrap (`join_argv`), so
+everything the agent starts is counted and capped; the memory limit also covers the
+sandbox's tmpfs mounts (their pages are charged to the group), so `/tmp` and the workspace
+cannot fill the host's memory. Works on cgroup v2 (one hierarchy) and on v1 (one directory per
 controller); creating groups needs root or a delegated subtree.
 """
 
@@ -20,6 +20,11 @@ _ROOT = Path("/sys/fs/cgroup")
 _CPU_PERIOD_US = 100_000
 #: v1 writes "no limit" as a page-rounded 2**63 - 1; anything this large is none.
 _NO_LIMIT = 1 << 60
+#: Writes its own pid to the $0 files that follow, then execs the rest of its arguments.
+_JOIN = (
+    'n=$0; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 126; shift; n=$((n - 1)); done; '
+    'exec "$@"'
+)
 
 
 class CgroupUnavailable(RuntimeError):
@@ -72,7 +77,7 @@ def own_memory_limit() -> int | None:
 
 @dataclass
 class Cgroup:
-    """One sandbox's group(s); `join()` is called in the child before it execs."""
+    """One sandbox's group(s); the sandbox's command starts with `join_argv()`."""
 
     memory: int | None
     pids: int | None
@@ -120,15 +125,12 @@ class Cgroup:
             (self.dirs["cpu"] / "cpu.cfs_period_us").write_text(str(_CPU_PERIOD_US))
             (self.dirs["cpu"] / "cpu.cfs_quota_us").write_text(str(int(self.cpus * _CPU_PERIOD_US)))
 
-    def join(self) -> None:
-        """Move the calling process into the group(s); safe in a forked child."""
-        pid = str(os.getpid()).encode()
-        for directory in self.dirs.values():
-            fd = os.open(directory / "cgroup.procs", os.O_WRONLY)
-            try:
-                os.write(fd, pid)
-            finally:
-                os.close(fd)
+    def join_argv(self) -> list[str]:
+        """Words to put before a command so that it runs in the group(s): a shell that
+        moves itself in, then execs the rest (a small process moves fast, where a fork of
+        this one would wait on its copied pages)."""
+        files = [str(directory / "cgroup.procs") for directory in self.dirs.values()]
+        return ["/bin/sh", "-c", _JOIN, str(len(files)), *files]
 
     def oom_kills(self) -> int:
         """How many processes the kernel killed in the group for memory."""

@@ -25,10 +25,8 @@ namespace of its own), so a policy behaves the same in every mode.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import fcntl
 import os
-import platform
 import shutil
 import sys
 from pathlib import Path
@@ -83,11 +81,10 @@ _ETC_ENTRIES = (
 #: The agent's uid inside the sandbox when it runs in a user namespace of its own.
 _AGENT_UID = 1000
 _SHELL = ("bash", "--noprofile", "--norc", "--noediting", "-i")
+#: Where `bwrap_argv` says the seccomp program is; a sandbox puts its own descriptor there.
 _SECCOMP_FD = 10
 #: The output pipe enters the sandbox at a descriptor at least this high (see `start`).
 _PASSED_FD_FLOOR = 100
-_KEYCTL = {"x86_64": 250, "aarch64": 219}
-_KEYCTL_JOIN_SESSION_KEYRING = 1
 
 NOT_ISOLATED_WARNING = (
     "mle_gym: isolation='none': the local sandbox is NOT ISOLATED: agent commands run as "
@@ -258,14 +255,6 @@ def _data_binds(spec: SandboxSpec, data: str) -> list[str]:
     for file in beside:
         args += ["--ro-bind", str(file.source.resolve()), file.target]
     return [*args, "--remount-ro", data]
-
-
-def _join_fresh_keyring() -> None:
-    """Give the process (and so the sandbox) a new, empty session keyring."""
-    number = _KEYCTL.get(platform.machine())
-    if number is not None:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.syscall(number, _KEYCTL_JOIN_SESSION_KEYRING, None)
 
 
 def bwrap_argv(
@@ -492,30 +481,37 @@ class LocalSandbox(ShellBackedSandbox):
             extra={**(self.gpus.environment() if self.gpus is not None else {}), **spec.env},
         )
         cwd = str(self.root)
-        kept = self.workspace.descriptors if self.workspace is not None else ()
+        prefix = [
+            *(self.cgroup.join_argv() if self.cgroup is not None else []),
+            *(self.workspace.enter_argv() if self.workspace is not None else []),
+        ]
 
         def spawn() -> tuple[pexpect.spawn, OutputPipe]:
             read_end, first = os.pipe()
-            # Passed at a number above those the child sets itself (the seccomp program's,
-            # OUTPUT_FD), so nothing overwrites it; F_DUPFD leaves it inheritable.
-            write_end = fcntl.fcntl(first, fcntl.F_DUPFD, _PASSED_FD_FLOOR)
+            # At a number above OUTPUT_FD, which the shell makes from it (`attach`)
+            write_end = fcntl.fcntl(first, fcntl.F_DUPFD_CLOEXEC, _PASSED_FD_FLOOR)
             os.close(first)
+            passed = [write_end]
             try:
-                proc = _SpawnPassingFds(
-                    argv[0],
-                    argv[1:],
+                command = [*prefix, *argv]
+                if self.isolated:
+                    passed.append(seccomp.program_fd())
+                    command[command.index("--seccomp") + 1] = str(passed[-1])
+                proc = _SpawnOnPty(
+                    command[0],
+                    command[1:],
                     cwd=cwd,
                     env=env,
                     echo=False,
                     dimensions=(50, 200),
-                    preexec_fn=self._in_child_before_exec,
-                    pass_fds=(write_end, *kept),
+                    pass_fds=tuple(passed),
                 )
             except BaseException:
                 os.close(read_end)
                 raise
             finally:
-                os.close(write_end)
+                for fd in passed:
+                    os.close(fd)
             attach = f"exec {OUTPUT_FD}>&{write_end} {write_end}>&-"
             return proc, OutputPipe(read_end, attach)
 
@@ -576,18 +572,6 @@ class LocalSandbox(ShellBackedSandbox):
             )
             return None
         return group
-
-    def _in_child_before_exec(self) -> None:
-        """In the forked child: join the cgroup, take a fresh keyring, enter the
-        workspace's namespaces (after both: they may change the user namespace), and pass
-        the filter last (its fixed number may be where a namespace's descriptor was)."""
-        if self.cgroup is not None:
-            self.cgroup.join()
-        _join_fresh_keyring()
-        if self.workspace is not None:
-            self.workspace.enter()
-        if self.isolated:
-            os.dup2(seccomp.program_fd(), _SECCOMP_FD)
 
     def _bwrap_argv(self, spec: SandboxSpec) -> list[str]:
         assert self.root is not None
@@ -784,9 +768,9 @@ exec bash --noprofile --norc --noediting -i
 """
 
 
-class _SpawnPassingFds(pexpect.spawn):
-    """pexpect's spawn, keeping `pass_fds` open in the child (pexpect itself closes them),
-    and holding mle_gym's fork lock for the fork only (pty_spawn.py), so starts overlap."""
+class _SpawnOnPty(pexpect.spawn):
+    """pexpect's spawn, started by `spawn_on_pty` (no fork of this process, a fresh
+    session keyring), keeping `pass_fds` open in the child."""
 
     def __init__(self, *args: Any, pass_fds: tuple[int, ...] = (), **kwargs: Any) -> None:
         self._pass_fds = pass_fds
@@ -799,7 +783,6 @@ class _SpawnPassingFds(pexpect.spawn):
             env=kwargs.get("env"),
             echo=kwargs.get("echo", True),
             dimensions=kwargs.get("dimensions", (24, 80)),
-            preexec_fn=kwargs.get("preexec_fn"),
             pass_fds=self._pass_fds,
         )
 

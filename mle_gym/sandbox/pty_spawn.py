@@ -1,28 +1,50 @@
-"""Start a program on a new pty, holding mle_gym's fork lock for the fork alone.
+"""Start a program on a new pty without forking this process.
 
-ptyprocess's `spawn` returns only once the child has run its pre-exec work and exec'd, so
-a caller that must hold `FORK_LOCK` around the fork (mle_gym.forks says why) held it for
-all of that too: for a local sandbox, the child's move into its cgroup (a cgroup migration
-waits for the kernel's RCU grace period), its keyring and namespaces. A thousand sandboxes
-started at once then started one after the other. Here the lock covers the fork, and the
-wait for the exec happens outside it, so starts overlap; the child's work is ptyprocess's.
+A fork copies this process's page tables (a trainer holding a thousand envs is large), and
+Python work between fork and exec touches copied pages one by one; a local sandbox's start
+spent most of its time there. Here the program starts through `subprocess`'s vfork path
+(nothing is copied; the child execs at once), and what used to run between fork and exec
+runs elsewhere: the terminal's size and echo are set on the pty from this side, and `setsid
+--ctty` (util-linux) gives the program a session of its own with the pty as its controlling
+terminal. Whatever else the caller wants done before its program runs (joining a cgroup,
+entering namespaces) goes in front of `argv` as programs that exec the rest.
+
+Every child is started by one long-lived thread of this process, for two reasons. A session
+keyring belongs to a thread's credentials, which a child inherits: that thread joins a new,
+empty one before each start, and this process's other threads keep theirs. And a child
+that asks to die with its parent (bubblewrap's --die-with-parent) is killed when the thread
+that started it ends, not the process: a sandbox started from a short-lived thread (a
+caller's, or a helper's) would die with that thread.
 """
 
 from __future__ import annotations
 
-import builtins
+import contextlib
+import ctypes
 import os
-import pty
-import resource
+import platform
+import shutil
+import subprocess
 import termios
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import ptyprocess
 
-from mle_gym.forks import FORK_LOCK
+_KEYCTL = {"x86_64": 250, "aarch64": 219}
+_KEYCTL_JOIN_SESSION_KEYRING = 1
+_libc = ctypes.CDLL(None, use_errno=True)
+_starter: ThreadPoolExecutor
 
-#: The highest descriptor the child closes, at most (ptyprocess's ceiling too).
-_MAX_FD = 1 << 20
+
+def _new_starter() -> None:
+    """The thread that starts every child: one worker, living as long as this process."""
+    global _starter
+    _starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mle-gym-spawn")
+
+
+_new_starter()
+os.register_at_fork(after_in_child=_new_starter)  # a forked child has no such thread
 
 
 def spawn_on_pty(
@@ -32,34 +54,46 @@ def spawn_on_pty(
     env: dict[str, str] | None,
     echo: bool,
     dimensions: tuple[int, int],
-    preexec_fn: Callable[[], None] | None,
     pass_fds: Sequence[int],
 ) -> ptyprocess.PtyProcess:
-    """`argv` (its first item a path) on a new pty, as `ptyprocess.PtyProcess.spawn` does:
-    every descriptor but 0-2 and `pass_fds` closed, `preexec_fn` run in the child, and a
-    failure before the exec raised here with the child's reason."""
-    failed_read, failed_write = os.pipe2(os.O_CLOEXEC)  # EOF once the child has exec'd
+    """`argv` on a new pty that is its controlling terminal, in a session of its own, with
+    a new, empty session keyring and every descriptor but 0-2 and `pass_fds` closed. A
+    program that is not there raises FileNotFoundError here."""
+    setsid = shutil.which("setsid")
+    if setsid is None:
+        raise FileNotFoundError("`setsid` (util-linux) is needed to start a sandbox's shell")
+    if shutil.which(argv[0], path=(env or os.environ).get("PATH")) is None:
+        raise FileNotFoundError(f"no program {argv[0]!r} to run")
+    main, terminal = os.openpty()
     try:
-        with FORK_LOCK:
-            pid, fd = pty.fork()
-        if pid == 0:  # the child: never returns
-            _child(argv, cwd, env, echo, dimensions, preexec_fn, pass_fds, failed_write)
-        os.close(failed_write)
-        failed_write = -1
-        reason = _read_all(failed_read)
+        termios.tcsetwinsize(terminal, dimensions)
+        if not echo:
+            attributes = termios.tcgetattr(terminal)
+            attributes[3] &= ~termios.ECHO
+            termios.tcsetattr(terminal, termios.TCSANOW, attributes)
+
+        def start() -> subprocess.Popen:
+            _join_fresh_keyring()
+            return subprocess.Popen(
+                [setsid, "--ctty", *argv],
+                stdin=terminal,
+                stdout=terminal,
+                stderr=terminal,
+                pass_fds=tuple(pass_fds),
+                cwd=cwd,
+                env=env,
+            )
+
+        child = _on_starter(start)
+    except BaseException:
+        os.close(main)
+        raise
     finally:
-        os.close(failed_read)
-        if failed_write >= 0:
-            os.close(failed_write)
-    if reason:
-        os.waitpid(pid, 0)
-        os.close(fd)
-        name, _, message = reason.decode("utf-8", "replace").partition(": ")
-        kind = getattr(builtins, name, None)
-        raise (kind if isinstance(kind, type) and issubclass(kind, Exception) else Exception)(
-            message or name
-        )
-    proc = ptyprocess.PtyProcess(pid, fd)
+        os.close(terminal)
+    # ptyprocess waits for the child; the Popen object must not (its finalizer would reap
+    # the child under ptyprocess, or warn that it still runs), so it is marked done.
+    child.returncode = 0
+    proc = ptyprocess.PtyProcess(child.pid, main)
     proc.argv = list(argv)
     if env is not None:
         proc.env = env
@@ -68,40 +102,23 @@ def spawn_on_pty(
     return proc
 
 
-def _child(
-    argv: Sequence[str],
-    cwd: str | None,
-    env: dict[str, str] | None,
-    echo: bool,
-    dimensions: tuple[int, int],
-    preexec_fn: Callable[[], None] | None,
-    pass_fds: Sequence[int],
-    failed: int,
-) -> None:
+def _on_starter(start: Callable[[], subprocess.Popen]) -> subprocess.Popen:
+    """`start()` on the starter thread; a child started while this thread was interrupted
+    is ended again."""
+    future = _starter.submit(start)
     try:
-        termios.tcsetwinsize(0, dimensions)
-        if not echo:
-            attributes = termios.tcgetattr(0)
-            attributes[3] &= ~termios.ECHO
-            termios.tcsetattr(0, termios.TCSANOW, attributes)
-        kept = sorted({*pass_fds, failed})
-        ceiling = min(_MAX_FD, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
-        for low, high in zip([2, *kept], [*kept, ceiling], strict=True):
-            os.closerange(low + 1, high)
-        if cwd is not None:
-            os.chdir(cwd)
-        if preexec_fn is not None:
-            preexec_fn()
-        if env is None:
-            os.execv(argv[0], list(argv))
-        os.execve(argv[0], list(argv), env)
-    except BaseException as exc:
-        os.write(failed, f"{type(exc).__name__}: {exc}".encode(errors="replace"))
-    os._exit(127)
+        return future.result()
+    except BaseException:
+        if not future.cancel() and future.exception() is None:
+            child = future.result()
+            with contextlib.suppress(OSError):
+                child.kill()
+            child.wait()
+        raise
 
 
-def _read_all(fd: int) -> bytes:
-    data = b""
-    while chunk := os.read(fd, 4096):
-        data += chunk
-    return data
+def _join_fresh_keyring() -> None:
+    """Give the calling thread a new, empty session keyring (where the kernel has them)."""
+    number = _KEYCTL.get(platform.machine())
+    if number is not None:
+        _libc.syscall(number, _KEYCTL_JOIN_SESSION_KEYRING, None)

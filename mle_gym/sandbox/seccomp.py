@@ -98,12 +98,12 @@ def filter_program() -> bytes:
 
 
 def program_fd() -> int:
-    """A readable, inheritable descriptor holding the program (bwrap's --seccomp reads it)."""
+    """A readable descriptor holding the program (bwrap's --seccomp reads it), closed on
+    exec: whoever starts bubblewrap passes it on."""
     read_end, write_end = os.pipe()
     program = filter_program()
     if len(program) > 60_000:  # a pipe holds 64 KiB; the program is a few hundred bytes
         raise SeccompUnavailable("the compiled syscall filter is unexpectedly large")
     os.write(write_end, program)
     os.close(write_end)
-    os.set_inheritable(read_end, True)
     return read_end

@@ -7,16 +7,18 @@ it. bubblewrap can give a tmpfs a size but no inode count, and its mounts end wi
 shell, while the agent's files must survive a shell restart. So `unshare` mounts them
 once per episode, on the episode's host directories, in a mount namespace of their own
 (inside a user namespace of its own when this process is not root) and exits; this
-process keeps descriptors of those namespaces, and each bubblewrap it starts enters them
-between fork and exec (`enter`). The host's own view of the directories stays empty; the
+process keeps descriptors of those namespaces, and each bubblewrap it starts is preceded by
+`nsenter` (util-linux), which enters them through this process's /proc entries of those
+descriptors (`enter_argv`; passing the descriptors themselves would hand them on through
+bubblewrap to the agent). The host's own view of the directories stays empty; the
 host reaches the files as before, through the sandbox's `/proc/<pid>/root`. `close` drops
 the descriptors: the mounts and every file in them go with the last shell.
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
+import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,8 +29,6 @@ from mle_gym.sandbox import fd_wait
 #: memory each, charged to the sandbox's memory limit like the files' bytes.
 DEFAULT_FILES = 1_000_000
 
-_CLONE_NEWNS = 0x00020000
-_CLONE_NEWUSER = 0x10000000
 _READY = b"ready\n"
 _START_TIMEOUT = 30.0
 # Mounts each tmpfs given as an argument with the options in $0, says so, and waits for
@@ -38,7 +38,7 @@ _SCRIPT = (
     "echo ready; read _"
 )
 
-_libc = ctypes.CDLL(None, use_errno=True)
+_NSENTER = shutil.which("nsenter") or "nsenter"
 
 
 class WorkspaceUnavailable(Exception):
@@ -59,8 +59,8 @@ class Workspace:
         if uid is not None:
             options += [f"uid={uid}", f"gid={uid}"]
         self.options = ",".join(options)
-        #: (descriptor, namespace type), in the order `enter` joins them
-        self._namespaces: list[tuple[int, int]] = []
+        #: (descriptor, nsenter's option for it), in the order they are entered
+        self._namespaces: list[tuple[int, str]] = []
 
     def create(self) -> None:
         """Mount the tmpfs mounts; raise WorkspaceUnavailable with the reason if impossible."""
@@ -96,10 +96,10 @@ class Workspace:
                 _, error = proc.communicate(timeout=_START_TIMEOUT)
                 reason = error.decode(errors="replace").strip() or "no answer"
                 raise WorkspaceUnavailable(f"could not mount the workspace: {reason}")
-            kinds = [("user", _CLONE_NEWUSER)] if own_user else []
-            for name, kind in [*kinds, ("mnt", _CLONE_NEWNS)]:
+            kinds = [("user", "--user")] if own_user else []
+            for name, option in [*kinds, ("mnt", "--mount")]:
                 fd = os.open(f"/proc/{proc.pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
-                self._namespaces.append((fd, kind))
+                self._namespaces.append((fd, option))
         except BaseException:
             self.close()
             raise
@@ -115,17 +115,12 @@ class Workspace:
                 if stream is not None and not stream.closed:
                     stream.close()
 
-    @property
-    def descriptors(self) -> tuple[int, ...]:
-        """What a forked child must keep open until `enter` (they close at its exec)."""
-        return tuple(fd for fd, _ in self._namespaces)
-
-    def enter(self) -> None:
-        """In a forked child before exec: join the workspace's namespaces."""
-        for fd, kind in self._namespaces:
-            if _libc.setns(fd, kind) != 0:
-                code = ctypes.get_errno()
-                raise OSError(code, f"setns: {os.strerror(code)}")
+    def enter_argv(self) -> list[str]:
+        """Words to put before a command so that it runs in the workspace's namespaces
+        (the user namespace first: the mount namespace belongs to it)."""
+        own = f"/proc/{os.getpid()}/fd"
+        entries = [f"{option}={own}/{fd}" for fd, option in self._namespaces]
+        return [_NSENTER, "--preserve-credentials", *entries, "--"]
 
     def close(self) -> None:
         """Let the mounts go (at once, or when the last process inside them ends)."""
