@@ -93,11 +93,12 @@ _LIST_SCRIPT = (
     '| LC_ALL=C sort -z | head -z -n "$2"'
 )
 # Many files in one exec: the image's tar reads the NUL-ended names on stdin below "$1", as
-# the agent; a name is never an option, a directory adds nothing below it, a link is
-# archived as a link (not followed). Its complaints (a name gone) are dropped: the archive
-# says what it holds.
+# the agent; a name is never an option, a directory adds nothing below it, a symlink is
+# archived as a link (not followed), and each name of a hard-linked file as a file of its own.
+# Its complaints (a name gone) are dropped: the archive says what it holds.
 _TAR_SCRIPT = (
-    'cd -- "$1" && exec tar -c -f - --no-recursion --null --verbatim-files-from -T - 2>/dev/null'
+    'cd -- "$1" && exec tar -c -f - --hard-dereference --no-recursion --null '
+    "--verbatim-files-from -T - 2>/dev/null"
 )
 # A whole tree, as the agent: each entry's type, permission bits, size, device, path and a
 # symlink's text, NUL-separated (a name may hold any other byte); the root comes first.
@@ -109,7 +110,7 @@ _TREE_SCRIPT = (
 # A tree written as the agent from an archive mle_gym builds: permission bits kept, owner the
 # agent's, nothing already there replaced (a fresh sandbox's places are empty).
 _UNTAR_SCRIPT = (
-    'cd -- "$1" && exec tar -x -f - -p --no-same-owner --no-overwrite-dir --skip-old-files'
+    'cd -- "$1" && exec tar -x -f - -p --no-same-owner --skip-old-files'
 )
 _TREE_KINDS = {"f": "file", "d": "dir", "l": "symlink"}
 #: Bytes a tar member may take beyond its data: its header, a long name's, their padding.
