@@ -65,6 +65,17 @@ def test_sandbox_imports_no_layer_above(forbidden: str) -> None:
     assert _offending("sandbox", (forbidden,)) == []
 
 
+@pytest.mark.parametrize(
+    "forbidden",
+    ["mle_gym.envs", "mle_gym.tools", "mle_gym.grading", "mle_gym.competitions", "mle_gym.batch",
+     "mle_gym.harness", "gymnasium"],
+)  # fmt: skip
+def test_checkpoints_import_only_the_sandbox_layer(forbidden: str) -> None:
+    """The checkpoint store and workspace capture sit on the sandbox layer, so the env and
+    a batch can both use them."""
+    assert _offending("checkpoints", (forbidden,)) == []
+
+
 def test_the_scan_finds_an_import_inside_a_function() -> None:
     """The check above would pass vacuously if the scanner missed nested imports."""
     found = _imported_modules(PACKAGE / "competitions" / "catalog")
