@@ -727,6 +727,12 @@ class LocalSandbox(ShellBackedSandbox):
     def list_files(self, root: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
         return self._files.list(root, max_files)
 
+    def copy_files(
+        self, root: str, names: list[str], dest: Path, max_file_bytes: int, max_bytes: int,
+        deadline: float,
+    ) -> dict[str, str]:  # fmt: skip
+        return self._files.copy_many(root, names, dest, max_file_bytes, max_bytes, deadline)
+
     def writable_places(self) -> tuple[str, ...]:
         if not self.isolated:
             return (self.paths.code, self.paths.submission, "/home/agent-home")

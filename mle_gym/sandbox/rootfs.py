@@ -19,13 +19,14 @@ import os
 import platform
 import posixpath
 import stat
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from mle_gym.sandbox.base import FileInfo, SandboxFileError
+from mle_gym.sandbox.base import GONE, LATE, FileInfo, SandboxFileError
 from mle_gym.sandbox.tree import TreeEntry
 
 T = TypeVar("T")
@@ -117,6 +118,39 @@ class RootFiles:
     def list(self, path: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
         relative = _relative(path)
         return self._as_agent(lambda root: _list(root, relative, max_files))
+
+    def copy_many(
+        self, path: str, names: list[str], dest: Path, max_file_bytes: int, max_bytes: int,
+        deadline: float,
+    ) -> dict[str, str]:  # fmt: skip
+        """`Sandbox.copy_files` in batches: the host opens each batch's copies (the agent
+        cannot write the host's folder), one hand-over to the agent's thread copies them all
+        (one each costs a thread round trip per file)."""
+        relative = _relative(path)
+        missed: dict[str, str] = {}
+        left = max_bytes
+        for start in range(0, len(names), _PUT_BATCH):
+            batch = names[start : start + _PUT_BATCH]
+            outs: dict[str, int] = {}
+            try:
+                for name in batch:
+                    target = dest / name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+                    outs[name] = os.open(target, flags, 0o600)
+                bounds = (max_file_bytes, left, deadline)
+                copied = self._as_agent(lambda root: _copy_batch(root, relative, outs, bounds))
+            finally:
+                for fd in outs.values():
+                    os.close(fd)
+            for name in batch:
+                outcome = copied[name]
+                if isinstance(outcome, str):
+                    missed[name] = outcome
+                    (dest / name).unlink(missing_ok=True)
+                else:
+                    left -= outcome
+        return missed
 
     def tree(self, path: str, max_entries: int) -> tuple[list[TreeEntry], bool]:
         relative = _relative(path)
@@ -426,6 +460,31 @@ def _tree(root: int, relative: str, max_entries: int) -> tuple[list[TreeEntry], 
         return sorted(found, key=lambda e: e.path), False
     finally:
         os.close(top)
+
+
+def _copy_batch(
+    root: int, relative: str, outs: dict[str, int], bounds: tuple[int, int, float]
+) -> dict[str, int | str]:
+    """Each file named in `outs` (below `relative`) copied into its descriptor: its bytes,
+    or why it was not copied."""
+    max_file_bytes, left, deadline = bounds
+    done: dict[str, int | str] = {}
+    for name, fd in outs.items():
+        shown = posixpath.join("/", relative, name)
+        if time.monotonic() > deadline:
+            done[name] = LATE
+            continue
+        try:
+            if not _copy(root, posixpath.join(relative, name), shown, fd, min(max_file_bytes, left)):
+                done[name] = GONE
+                continue
+        except (SandboxFileError, UnicodeError) as exc:
+            done[name] = str(exc)
+            continue
+        size = os.fstat(fd).st_size
+        done[name] = size
+        left -= size
+    return done
 
 
 def _batches(entries: list[TreeEntry]) -> Iterator[list[TreeEntry]]:
