@@ -2,7 +2,7 @@
 same run: capture time, a second capture of the unchanged tree (every content already in
 the store), restore time into a fresh sandbox, and the bytes stored.
 
-    python benchmarks/checkpoint.py [--backend local|docker|both] [--scale 1.0]
+    python benchmarks/checkpoint.py [--backend local|docker|both] [--scale 1.0] [--only "1 GB"]
 
 Workspaces: 10 MB (ten 1 MB random files), 1 GB (four 256 MB random files) and 100,000
 small files in 100 folders; `--scale` shrinks the byte sizes and the file count (for a
@@ -21,8 +21,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from mle_gym.checkpoints.workspace import capture, restore
 from mle_gym.checkpoints.store import CheckpointStore
+from mle_gym.checkpoints.workspace import capture, restore
 from mle_gym.sandbox.base import Sandbox, SandboxSpec
 from mle_gym.sandbox.factory import make_sandbox
 
@@ -37,9 +37,9 @@ def workspaces(scale: float) -> dict[str, str]:
         f"{count:,} files": (
             "python3 -c 'import os\n"
             f"for i in range({count}):\n"
-            "    d = f\"d{i % 100}\"\n"
+            '    d = f"d{i % 100}"\n'
             "    os.makedirs(d, exist_ok=True)\n"
-            "    open(f\"{d}/{i}.txt\", \"w\").write(f\"line {i}\\n\")'"
+            '    open(f"{d}/{i}.txt", "w").write(f"line {i}\\n")\''
         ),
     }
 
@@ -67,12 +67,14 @@ def stored_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def bench(backend: str, scale: float, scratch: Path) -> None:
+def bench(backend: str, scale: float, scratch: Path, only: str | None) -> None:
     print(f"{backend}:")
     public = scratch / "public"
     public.mkdir(exist_ok=True)
     (public / "train.csv").write_text("a\n1\n")
     for name, make in workspaces(scale).items():
+        if only and only not in name:
+            continue
         store = CheckpointStore(scratch / f"{backend}-{name.replace(' ', '_')}")
         with started(backend, public) as sandbox:
             timed(sandbox, f"cd /home/code && {make}")
@@ -105,10 +107,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=["local", "docker", "both"], default="both")
     parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--only", help="run the workspaces whose name holds this text")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mle-gym-ckpt-bench-") as scratch:
         for backend in ("local", "docker") if args.backend == "both" else (args.backend,):
-            bench(backend, args.scale, Path(scratch))
+            bench(backend, args.scale, Path(scratch), args.only)
 
 
 if __name__ == "__main__":

@@ -84,8 +84,10 @@ def test_capture_then_restore_into_a_fresh_sandbox(backend: str, tmp_path: Path)
     assert any("pipe: a FIFO" in note for note in manifest["not_captured"])
     assert code["one"]["sha256"] == code["two"]["sha256"]
     blobs = [p for p in (store.root / "blobs").rglob("*") if p.is_file()]
-    assert len(blobs) == len({e["sha256"] for p in manifest["places"].values() for e in p
-                              if e["type"] == "file"} | {e["sha256"] for e in manifest["logs"]})
+    assert len(blobs) == len(
+        {e["sha256"] for p in manifest["places"].values() for e in p if e["type"] == "file"}
+        | {e["sha256"] for e in manifest["logs"]}
+    )
 
     with _started(backend, tmp_path) as second:
         report = restore(second, folder)
@@ -105,7 +107,9 @@ def test_capture_then_restore_into_a_fresh_sandbox(backend: str, tmp_path: Path)
         assert _out(second, "cat /home/submission/submission.csv /tmp/notes") == (
             "id,y\n1,2\nscratch"
         )
-        assert _out(second, "test -d /home/code/empty && test ! -e /home/code/pipe && echo ok") == "ok"
+        assert (
+            _out(second, "test -d /home/code/empty && test ! -e /home/code/pipe && echo ok") == "ok"
+        )
 
 
 def _craft(store: CheckpointStore, entries: list[dict], name: str = "crafted") -> Path:
@@ -140,7 +144,7 @@ def test_a_file_below_a_symlink_to_the_host_is_refused(tmp_path: Path) -> None:
         [{"path": "esc", "type": "symlink", "mode": 0o777, "target": str(victim)},
          _file("esc/pwned")],
     )  # fmt: skip
-    with pytest.raises(CheckpointError, match="lies below .*esc, a symlink"):
+    with pytest.raises(CheckpointError, match=r"lies below .*esc, a symlink"):
         load(folder)
 
 

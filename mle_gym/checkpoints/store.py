@@ -31,7 +31,6 @@ CHECKSUM = "manifest.sha256"
 BLOBS = "blobs"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _KINDS = ("file", "dir", "symlink")
-_CHUNK = 1 << 20
 
 
 class CheckpointError(ValueError):
@@ -47,6 +46,9 @@ class CheckpointBounds:
     max_bytes: int = 8 * 1024**3
     max_file_bytes: int = 8 * 1024**3
     max_entries: int = DEFAULT_FILES
+
+
+DEFAULT_BOUNDS = CheckpointBounds()
 
 
 class CheckpointStore:
@@ -83,12 +85,9 @@ class CheckpointStore:
 
 
 def file_sha256(path: Path) -> tuple[str, int]:
-    digest, size = hashlib.sha256(), 0
+    """(sha256, bytes) of a file."""
     with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-            size += len(chunk)
-    return digest.hexdigest(), size
+        return hashlib.file_digest(handle, "sha256").hexdigest(), os.fstat(handle.fileno()).st_size
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ class Checkpoint:
     logs: list[TreeEntry]
 
 
-def load(folder: Path, bounds: CheckpointBounds = CheckpointBounds()) -> Checkpoint:
+def load(folder: Path, bounds: CheckpointBounds = DEFAULT_BOUNDS) -> Checkpoint:
     """Read and check the checkpoint in `folder` (its store is the folder's parent) and the
     blobs it names; `CheckpointError` saying what is wrong."""
     folder = Path(folder)
@@ -185,7 +184,9 @@ def _entry(item: object, place: str) -> TreeEntry:
     if not isinstance(mode, int) or isinstance(mode, bool) or not 0 <= mode <= 0o7777:
         raise CheckpointError(f"{shown} has no valid permission bits: {mode!r}")
     if mode & (stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX):
-        raise CheckpointError(f"{shown} has mode {mode:o}: set-uid, set-gid and sticky bits are refused")
+        raise CheckpointError(
+            f"{shown} has mode {mode:o}: set-uid, set-gid and sticky bits are refused"
+        )
     if kind == "symlink":
         target = item.get("target")
         if not isinstance(target, str) or not target or "\0" in target:
@@ -204,7 +205,8 @@ def _entry(item: object, place: str) -> TreeEntry:
 def _check_bounds(entries: list[TreeEntry], bounds: CheckpointBounds) -> None:
     if len(entries) > bounds.max_entries:
         raise CheckpointError(
-            f"the checkpoint holds {len(entries):,} entries, over the bound of {bounds.max_entries:,}"
+            f"the checkpoint holds {len(entries):,} entries, "
+            f"over the bound of {bounds.max_entries:,}"
         )
     total = 0
     for entry in entries:
@@ -244,9 +246,7 @@ def _check_blob(store: CheckpointStore, entry: TreeEntry) -> None:
                 f"the content of {entry.path} is {info.st_size:,} bytes, the manifest says "
                 f"{entry.size:,} (damaged or edited)"
             )
-        hashed = hashlib.sha256()
-        while chunk := handle.read(_CHUNK):
-            hashed.update(chunk)
+        hashed = hashlib.file_digest(handle, "sha256")
     if hashed.hexdigest() != digest:
         raise CheckpointError(
             f"the content of {entry.path} does not match its sha256 (damaged or edited)"

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.checkpoints.store import (
+    DEFAULT_BOUNDS,
     FORMAT,
     CheckpointBounds,
     CheckpointStore,
@@ -72,7 +73,7 @@ def capture(
     meta: dict[str, Any],
     *,
     name: str | None = None,
-    bounds: CheckpointBounds = CheckpointBounds(),
+    bounds: CheckpointBounds = DEFAULT_BOUNDS,
     max_seconds: float = DEFAULT_MAX_SECONDS,
 ) -> Path:
     """Write a checkpoint of `sandbox`'s workspace and shell into `store` with the caller's
@@ -155,7 +156,9 @@ def _capture_place(
             record = {"path": entry.path, "type": entry.kind, "mode": entry.mode & 0o777}
             records.append({**record, **({"target": entry.target} if entry.target else {})})
     if dropped:
-        not_captured.append(f"{place}: set-uid, set-gid and sticky bits of {dropped} entries dropped")
+        not_captured.append(
+            f"{place}: set-uid, set-gid and sticky bits of {dropped} entries dropped"
+        )
     with tempfile.TemporaryDirectory(dir=store.root, prefix=".capture-") as scratch:
         budget = sum(e.size for e in files) + left.bytes
         missed = sandbox.copy_files(
@@ -201,7 +204,7 @@ def _capture_logs(
 
 
 def restore(
-    sandbox: Sandbox, folder: Path, bounds: CheckpointBounds = CheckpointBounds()
+    sandbox: Sandbox, folder: Path, bounds: CheckpointBounds = DEFAULT_BOUNDS
 ) -> RestoreReport:
     """Put the checkpoint in `folder` into the freshly started `sandbox`: its places, logs,
     working directory and variables. `CheckpointError` (nothing written) when the checkpoint

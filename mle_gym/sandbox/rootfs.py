@@ -139,7 +139,9 @@ class RootFiles:
                     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
                     outs[name] = os.open(target, flags, 0o600)
                 bounds = (max_file_bytes, left, deadline)
-                copied = self._as_agent(lambda root: _copy_batch(root, relative, outs, bounds))
+                copied = self._as_agent(
+                    lambda root, o=outs, b=bounds: _copy_batch(root, relative, o, b)
+                )
             finally:
                 for fd in outs.values():
                     os.close(fd)
@@ -174,7 +176,7 @@ class RootFiles:
                             source(entry), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
                         )
                 missed.update(
-                    self._as_agent(lambda root, b=batch: _put(root, relative, b, sources))
+                    self._as_agent(lambda root, b=batch, s=sources: _put(root, relative, b, s))
                 )
             finally:
                 for fd in sources.values():
@@ -475,7 +477,8 @@ def _copy_batch(
             done[name] = LATE
             continue
         try:
-            if not _copy(root, posixpath.join(relative, name), shown, fd, min(max_file_bytes, left)):
+            path = posixpath.join(relative, name)
+            if not _copy(root, path, shown, fd, min(max_file_bytes, left)):
                 done[name] = GONE
                 continue
         except (SandboxFileError, UnicodeError) as exc:
