@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from mle_gym.checkpoints import workspace
 from mle_gym.checkpoints.store import (
     CHECKSUM,
     FORMAT,
@@ -269,11 +270,23 @@ def test_a_tampered_manifest_or_blob_is_refused(tmp_path: Path) -> None:
         load(folder)
 
 
-def test_capture_leaves_out_what_is_over_the_bounds(tmp_path: Path) -> None:
+def test_capture_streams_big_files_and_leaves_out_what_is_over_the_bounds(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files past the group size are streamed alone (`copy_out`), the rest copied in groups;
+    a file over the bound is listed with its size, not stored."""
+    monkeypatch.setattr(workspace, "GROUP_BYTES", 100)
     store = CheckpointStore(tmp_path / "run")
-    with _started("local", tmp_path) as sandbox:
-        _out(sandbox, "head -c 5000 /dev/zero > /home/code/big && echo small > /home/code/s")
+    with _started(backend, tmp_path) as sandbox:
+        _out(
+            sandbox,
+            "cd /home/code && head -c 5000 /dev/zero > big && head -c 3000 /dev/urandom > mid "
+            "&& echo small > s && echo other > t",
+        )
+        mid = _out(sandbox, "sha256sum /home/code/mid").split()[0]
         folder = capture(sandbox, store, {}, bounds=CheckpointBounds(max_file_bytes=4096))
     manifest = json.loads((folder / MANIFEST).read_text())
-    assert [e["path"] for e in manifest["places"]["/home/code"]] == ["s"]
+    code = {e["path"]: e for e in manifest["places"]["/home/code"]}
+    assert sorted(code) == ["mid", "s", "t"]
+    assert code["mid"]["sha256"] == mid and code["mid"]["size"] == 3000
     assert any("/home/code/big: 5,000 bytes" in n for n in manifest["not_captured"])

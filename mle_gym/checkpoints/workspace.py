@@ -33,7 +33,7 @@ from mle_gym.checkpoints.store import (
     CheckpointStore,
     load,
 )
-from mle_gym.sandbox.base import Sandbox, SandboxError
+from mle_gym.sandbox.base import GONE, LATE, Sandbox, SandboxError, SandboxFileError
 from mle_gym.sandbox.shell_state import ShellState, read_shell_state, restore_shell_state
 from mle_gym.sandbox.tree import TreeEntry, clean_relative
 
@@ -44,6 +44,8 @@ NOT_KEPT = (
     "/dev/shm (shared memory) is not captured",
 )
 DEFAULT_MAX_SECONDS = 600.0
+#: Bytes of files copied out at once; a bigger file is streamed alone.
+GROUP_BYTES = 64 * 1024**2
 
 
 @dataclass
@@ -159,22 +161,58 @@ def _capture_place(
         not_captured.append(
             f"{place}: set-uid, set-gid and sticky bits of {dropped} entries dropped"
         )
-    with tempfile.TemporaryDirectory(dir=store.root, prefix=".capture-") as scratch:
-        budget = sum(e.size for e in files) + left.bytes
-        missed = sandbox.copy_files(
-            place, [e.path for e in files], Path(scratch), left.bounds.max_file_bytes, budget,
-            deadline,
-        )  # fmt: skip
-        for entry in files:
-            if entry.path in missed:
-                not_captured.append(f"{place}/{entry.path}: {missed[entry.path]}")
-                continue
-            digest, size = store.add_blob(Path(scratch) / entry.path)
-            records.append(
-                {"path": entry.path, "type": "file", "mode": entry.mode & 0o777,
-                 "size": size, "sha256": digest}
-            )  # fmt: skip
+    for group in _groups(files):
+        with tempfile.TemporaryDirectory(dir=store.root, prefix=".capture-") as scratch:
+            missed = _copy(sandbox, place, group, Path(scratch), left, deadline)
+            for entry in group:
+                if entry.path in missed:
+                    not_captured.append(f"{place}/{entry.path}: {missed[entry.path]}")
+                    continue
+                digest, size = store.add_blob(Path(scratch) / entry.path)
+                records.append(
+                    {"path": entry.path, "type": "file", "mode": entry.mode & 0o777,
+                     "size": size, "sha256": digest}
+                )  # fmt: skip
     return sorted(records, key=lambda r: r["path"])
+
+
+def _groups(files: list[TreeEntry]) -> list[list[TreeEntry]]:
+    """Files in groups of at most `GROUP_BYTES` (a big file alone), so a group copied at once
+    (docker holds one group's archive in memory) stays small."""
+    groups: list[list[TreeEntry]] = [[]]
+    size = 0
+    for entry in files:
+        if groups[-1] and size + entry.size > GROUP_BYTES:
+            groups.append([])
+            size = 0
+        groups[-1].append(entry)
+        size += entry.size
+    return [group for group in groups if group]
+
+
+def _copy(
+    sandbox: Sandbox, place: str, group: list[TreeEntry], scratch: Path, left: _Budget,
+    deadline: float,
+) -> dict[str, str]:  # fmt: skip
+    """A group of small files in one `copy_files`; a file bigger than the group's size
+    streamed alone with `copy_out`."""
+    bound = left.bounds.max_file_bytes
+    if len(group) > 1 or group[0].size <= GROUP_BYTES:
+        total = sum(e.size for e in group) + left.bytes
+        return sandbox.copy_files(place, [e.path for e in group], scratch, bound, total, deadline)
+    entry = group[0]
+    target = scratch / entry.path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if time.monotonic() > deadline:
+            return {entry.path: LATE}
+        if not sandbox.copy_out(
+            f"{place}/{entry.path}", target, min(bound, entry.size + left.bytes)
+        ):
+            return {entry.path: GONE}
+    except SandboxFileError as exc:
+        return {entry.path: str(exc)}
+    return {}
 
 
 def _capture_logs(
