@@ -94,6 +94,7 @@ def test_capture_then_restore_into_a_fresh_sandbox(backend: str, tmp_path: Path)
         report = restore(second, folder)
         assert report.meta == {"step": 7}
         assert any("running processes" in note for note in report.not_restored)
+        assert report.to_json()["files"] == report.files >= 7
         assert _out(second, "pwd") == "/home/code/pkg"
         assert _out(second, 'printf %s "$MY_VAR"') == "two words 'q' $x\nsecond line"
         assert _out(second, 'echo "${GONE_VAR-unset}"') == "unset"
