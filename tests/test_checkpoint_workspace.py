@@ -249,7 +249,9 @@ def test_a_tampered_manifest_or_blob_is_refused(tmp_path: Path) -> None:
     load(folder)
     manifest = folder / MANIFEST
     original = manifest.read_bytes()
-    manifest.write_bytes(original.replace(b'"mode": 420', b'"mode": 493'))
+    edited = original.replace(b'"mode":420', b'"mode":493')
+    assert edited != original
+    manifest.write_bytes(edited)
     with pytest.raises(CheckpointError, match="does not match its checksum"):
         load(folder)
     manifest.write_bytes(original)

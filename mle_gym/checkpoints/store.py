@@ -78,7 +78,7 @@ class CheckpointStore:
         """The checkpoint folder `name` with `manifest` and its checksum."""
         folder = self.root / name
         folder.mkdir(parents=True)
-        data = json.dumps(manifest, indent=1, sort_keys=True).encode()
+        data = json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode()
         (folder / MANIFEST).write_bytes(data)
         (folder / CHECKSUM).write_text(hashlib.sha256(data).hexdigest() + "\n")
         return folder
