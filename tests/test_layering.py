@@ -146,6 +146,17 @@ def test_the_top_package_check_sees_a_name_from_the_top_package() -> None:
     assert any(" __version__" in found for found in _top_package_imports("export"))
 
 
+@pytest.mark.parametrize(
+    "forbidden",
+    ["mle_gym.envs", "mle_gym.tools", "mle_gym.grading", "mle_gym.competitions", "mle_gym.batch",
+     "mle_gym.harness", "gymnasium"],
+)  # fmt: skip
+def test_checkpoints_import_only_the_sandbox_layer(forbidden: str) -> None:
+    """The checkpoint store and workspace capture sit on the sandbox layer, so the env and
+    a batch can both use them."""
+    assert _offending("checkpoints", (forbidden,)) == []
+
+
 def test_the_scan_finds_an_import_inside_a_function() -> None:
     """The check above would pass vacuously if the scanner missed nested imports."""
     found = _imported_modules(PACKAGE / "competitions" / "catalog")

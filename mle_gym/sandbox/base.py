@@ -10,8 +10,11 @@ from __future__ import annotations
 import posixpath
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from mle_gym.sandbox.tree import TreeEntry
 
 
 @dataclass(frozen=True)
@@ -270,6 +273,27 @@ class Sandbox(ABC):
             if name in missed:
                 target.unlink(missing_ok=True)
         return missed
+
+    def writable_places(self) -> tuple[str, ...]:
+        """Every folder the agent can write to (outer ones before the ones mounted inside
+        them), for a checkpoint of the workspace; /dev/shm is left out (shared memory, not
+        files the agent keeps)."""
+        raise NotImplementedError(f"{type(self).__name__} cannot list its writable places")
+
+    def list_tree(self, root: str, max_entries: int) -> tuple[list[TreeEntry], bool]:
+        """Every entry under the directory `root` (files, folders, symlinks with their text,
+        others), as `list_files` walks: by mle_gym's code, no link followed, no other mount
+        entered; the first `max_entries` in path order, and whether there were more."""
+        raise NotImplementedError(f"{type(self).__name__} cannot list a tree")
+
+    def put_tree(
+        self, root: str, entries: list[TreeEntry], source: Callable[[TreeEntry], Path]
+    ) -> dict[str, str]:
+        """Write `entries` (files, folders, symlinks; their paths relative to the existing
+        folder `root`, none below a symlink of theirs) as the agent, a file's bytes from the
+        host path `source(entry)`: never through a link, never over something already there,
+        permission bits only. Why each entry that was not written was not."""
+        raise NotImplementedError(f"{type(self).__name__} cannot write a tree")
 
     def kill_processes(self) -> None:
         """End every process in the sandbox, its shell included; files stay, and the next

@@ -28,6 +28,7 @@ import tarfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,7 @@ from mle_gym.sandbox.scratch import discard, owned_dir, sweep_once
 from mle_gym.sandbox.shell import OUTPUT_FD, OutputPipe, ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 from mle_gym.sandbox.teardown import attempt
+from mle_gym.sandbox.tree import TreeEntry
 from mle_gym.sandbox.uids import UidLease, lease_uid
 from mle_gym.sandbox.workspace import DEFAULT_FILES
 
@@ -91,12 +93,26 @@ _LIST_SCRIPT = (
     '| LC_ALL=C sort -z | head -z -n "$2"'
 )
 # Many files in one exec: the image's tar reads the NUL-ended names on stdin below "$1", as
-# the agent; a name is never an option, a directory adds nothing below it, a link is
-# archived as a link (not followed). Its complaints (a name gone) are dropped: the archive
-# says what it holds.
+# the agent; a name is never an option, a directory adds nothing below it, a symlink is
+# archived as a link (not followed), and each name of a hard-linked file as a file of its own.
+# Its complaints (a name gone) are dropped: the archive says what it holds.
 _TAR_SCRIPT = (
-    'cd -- "$1" && exec tar -c -f - --no-recursion --null --verbatim-files-from -T - 2>/dev/null'
+    'cd -- "$1" && exec tar -c -f - --hard-dereference --no-recursion --null '
+    "--verbatim-files-from -T - 2>/dev/null"
 )
+# A whole tree, as the agent: each entry's type, permission bits, size, device, path and a
+# symlink's text, NUL-separated (a name may hold any other byte); the root comes first.
+_TREE_FIELDS = 6
+_TREE_SCRIPT = (
+    'find -P "$1" -xdev -printf "%y\\0%m\\0%s\\0%D\\0%P\\0%l\\0" 2>/dev/null '
+    '| head -z -n "$2"'
+)
+# A tree written as the agent from an archive mle_gym builds: permission bits kept, owner the
+# agent's, nothing already there replaced (a fresh sandbox's places are empty).
+_UNTAR_SCRIPT = (
+    'cd -- "$1" && exec tar -x -f - -p --no-same-owner --skip-old-files'
+)
+_TREE_KINDS = {"f": "file", "d": "dir", "l": "symlink"}
 #: Bytes a tar member may take beyond its data: its header, a long name's, their padding.
 _TAR_OVERHEAD = 6 * 1024
 _NOT_THERE, _A_DIRECTORY, _NOT_REGULAR = 20, 21, 22
@@ -211,6 +227,7 @@ class DockerSandbox(ShellBackedSandbox):
         self._uid_lease: UidLease | None = None
         self.disk = disk
         self.files = int(files)
+        self._writable_home = False
         #: With network=True: a Docker network of the user's to join instead of the default
         #: bridge (which reaches every host service bound to 0.0.0.0), e.g. one made with
         #: `docker network create --internal` or one behind the user's own firewall rules.
@@ -275,6 +292,7 @@ class DockerSandbox(ShellBackedSandbox):
         check_network(self.runtime, self._registered, spec.network)
         sweep_once()
         self.host_dir = owned_dir("docker")
+        self._writable_home = spec.writable_home
         logs = self.logs_dir = self.host_dir / "logs"
         logs.mkdir()
         logs.chmod(0o755)
@@ -630,6 +648,75 @@ class DockerSandbox(ShellBackedSandbox):
                 found.append((name, int(size)))
         return found[:max_files], len(found) > max_files
 
+    def writable_places(self) -> tuple[str, ...]:
+        home = ("/home",) if self._writable_home else ()
+        return (*home, self.paths.code, self.paths.submission, AGENT_HOME, "/tmp")
+
+    def list_tree(self, root: str, max_entries: int) -> tuple[list[TreeEntry], bool]:
+        count = str(_TREE_FIELDS * (max_entries + 2))
+        _, out, _ = self._run_exec(["sh", "-c", _TREE_SCRIPT, "sh", root, count])
+        fields = out.split(b"\0")
+        records = [fields[i : i + _TREE_FIELDS] for i in range(0, len(fields) - 1, _TREE_FIELDS)]
+        if not records or len(records[0]) < _TREE_FIELDS or records[0][4]:
+            return [], False
+        device = records[0][3]
+        found = []
+        for kind, mode, size, dev, name, target in (r for r in records[1:] if len(r) == 6):
+            if dev != device or not mode.isdigit() or not size.isdigit():
+                continue  # another mount (its mount point included)
+            entry_kind = _TREE_KINDS.get(kind.decode(errors="replace"), "other")
+            found.append(
+                TreeEntry(
+                    name.decode(errors="surrogateescape"),
+                    entry_kind,
+                    int(mode, 8),
+                    int(size) if entry_kind == "file" else 0,
+                    target.decode(errors="surrogateescape") if entry_kind == "symlink" else None,
+                )
+            )
+        found.sort(key=lambda e: e.path)
+        return found[:max_entries], len(found) > max_entries
+
+    def put_tree(
+        self, root: str, entries: list[TreeEntry], source: Callable[[TreeEntry], Path]
+    ) -> dict[str, str]:
+        """One exec of the image's tar as the agent, fed an archive built here of only
+        regular files, folders and symlinks (symlinks last), permission bits only. tar
+        would follow a link already in the place, so an entry below one is left out; the
+        place is listed just before (a fresh sandbox runs nothing of the agent's yet)."""
+        present, _ = self.list_tree(root, len(entries) + 1024)
+        links = {e.path for e in present if e.kind != "dir"}
+        missed = {e.path: "below a link or file already there" for e in entries
+                  if _below(e.path, links)}  # fmt: skip
+        entries = [e for e in entries if e.path not in missed]
+        exec_id = self._exec_create(
+            ["timeout", str(_IO_TIMEOUT * 10), "sh", "-c", _UNTAR_SCRIPT, "sh", root],
+            stdin=True,
+            user=self.user,
+            environment={"PATH": _PATH},
+        )
+        order = ("dir", "file", "symlink")
+        sock = self.client.api.exec_start(exec_id, socket=True)
+        chunks = []
+        try:
+            raw = getattr(sock, "_sock", sock)
+            raw.setblocking(True)
+            try:
+                _send_archive(raw, sorted(entries, key=lambda e: (order.index(e.kind), e.path)),
+                              source)  # fmt: skip
+            except BrokenPipeError:
+                pass  # tar stopped reading: its complaint comes back below
+            raw.shutdown(socket.SHUT_WR)
+            while chunk := raw.recv(1 << 16):
+                chunks.append(chunk)
+        finally:
+            sock.close()
+        _, err = _demux(b"".join(chunks))
+        code = self.client.api.exec_inspect(exec_id)["ExitCode"]
+        if code != 0:
+            raise SandboxFileError(f"could not write into {root}: {_last_line(err) or code}")
+        return missed
+
     # -- the checks after each command (shell_backed.py) -------------------------------------
     def _slots_exhausted(self) -> bool:
         if self.pids_limit is None:
@@ -771,6 +858,46 @@ def _unpack(
 
 #: Why a file was left when the archive of many was cut at its byte or time bound.
 CUT = "the copy of many files was cut at its bound: listed, not copied"
+
+
+def _below(path: str, names: set[str]) -> bool:
+    """Some folder above `path` is one of `names`."""
+    parent = posixpath.dirname(path)
+    while parent:
+        if parent in names:
+            return True
+        parent = posixpath.dirname(parent)
+    return False
+
+
+class _SocketFile:
+    """A socket as the writable file `tarfile` streams to."""
+
+    def __init__(self, raw: socket.socket) -> None:
+        self.raw = raw
+
+    def write(self, data: bytes) -> int:
+        self.raw.sendall(data)
+        return len(data)
+
+
+def _send_archive(
+    raw: socket.socket, entries: list[TreeEntry], source: Callable[[TreeEntry], Path]
+) -> None:
+    with tarfile.open(fileobj=_SocketFile(raw), mode="w|", format=tarfile.PAX_FORMAT) as tar:
+        for entry in entries:
+            info = tarfile.TarInfo(entry.path)
+            info.mode = entry.mode & 0o777
+            if entry.kind == "dir":
+                info.type = tarfile.DIRTYPE
+                tar.addfile(info)
+            elif entry.kind == "symlink":
+                info.type, info.linkname = tarfile.SYMTYPE, entry.target or ""
+                tar.addfile(info)
+            else:
+                with open(source(entry), "rb") as data:
+                    info.size = os.fstat(data.fileno()).st_size
+                    tar.addfile(info, data)
 
 
 def _demux(stream: bytes) -> tuple[bytes, bytes]:

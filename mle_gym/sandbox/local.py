@@ -29,6 +29,7 @@ import fcntl
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,7 @@ from mle_gym.sandbox.scratch import discard, owned_dir, sweep_once
 from mle_gym.sandbox.shell import OUTPUT_FD, OutputPipe, ShellSession
 from mle_gym.sandbox.shell_backed import ShellBackedSandbox
 from mle_gym.sandbox.teardown import attempt
+from mle_gym.sandbox.tree import TreeEntry
 from mle_gym.sandbox.uids import UidLease, lease_uid
 from mle_gym.sandbox.workspace import DEFAULT_FILES, Workspace, WorkspaceUnavailable
 
@@ -446,6 +448,7 @@ class LocalSandbox(ShellBackedSandbox):
         self.workspace: Workspace | None = None
         self._files = RootFiles(self._sandbox_pid)
         self._network = False
+        self._writable_home = False
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self, spec: SandboxSpec) -> None:
@@ -462,6 +465,7 @@ class LocalSandbox(ShellBackedSandbox):
                     os.chown(self.root / name, self.agent_uid, self.agent_uid)
             self.logs_dir = self.root / "logs"
             self._network = spec.network
+            self._writable_home = spec.writable_home
             if self.isolated:
                 self.workspace = self._make_workspace([self.root / name for name in writable])
             self.cgroup = self._make_cgroup()
@@ -706,6 +710,26 @@ class LocalSandbox(ShellBackedSandbox):
 
     def list_files(self, root: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
         return self._files.list(root, max_files)
+
+    def copy_files(
+        self, root: str, names: list[str], dest: Path, max_file_bytes: int, max_bytes: int,
+        deadline: float,
+    ) -> dict[str, str]:  # fmt: skip
+        return self._files.copy_many(root, names, dest, max_file_bytes, max_bytes, deadline)
+
+    def writable_places(self) -> tuple[str, ...]:
+        if not self.isolated:
+            return (self.paths.code, self.paths.submission, "/home/agent-home")
+        home = ("/home",) if self._writable_home else ()
+        return (*home, self.paths.code, self.paths.submission, "/tmp")
+
+    def list_tree(self, root: str, max_entries: int) -> tuple[list[TreeEntry], bool]:
+        return self._files.tree(root, max_entries)
+
+    def put_tree(
+        self, root: str, entries: list[TreeEntry], source: Callable[[TreeEntry], Path]
+    ) -> dict[str, str]:
+        return self._files.put(root, entries, source)
 
     def describe(self) -> dict[str, Any]:
         return {

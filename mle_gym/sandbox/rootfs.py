@@ -19,19 +19,25 @@ import os
 import platform
 import posixpath
 import stat
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from mle_gym.sandbox.base import FileInfo, SandboxFileError
+from mle_gym.sandbox.base import GONE, LATE, FileInfo, SandboxFileError
+from mle_gym.sandbox.tree import TreeEntry
 
 T = TypeVar("T")
 
 _SYS_OPENAT2 = 437  # the same number on every architecture (added after the unification)
 _RESOLVE_NO_MAGICLINKS = 0x02
+_RESOLVE_NO_SYMLINKS = 0x04
+_RESOLVE_BENEATH = 0x08
 _RESOLVE_IN_ROOT = 0x10
+#: Files whose sources are open at once while a tree is written.
+_PUT_BATCH = 256
 _SETGROUPS = {"x86_64": 116, "aarch64": 159}
 _CHUNK = 1 << 20
 #: Most directory entries a listing walks (files, folders, links): a tree of a million empty
@@ -47,8 +53,11 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 
 
-def _openat2(root_fd: int, relative: str, flags: int, mode: int = 0) -> int:
-    how = _OpenHow(flags | os.O_CLOEXEC, mode, _RESOLVE_IN_ROOT | _RESOLVE_NO_MAGICLINKS)
+def _openat2(
+    root_fd: int, relative: str, flags: int, mode: int = 0,
+    resolve: int = _RESOLVE_IN_ROOT | _RESOLVE_NO_MAGICLINKS,
+) -> int:  # fmt: skip
+    how = _OpenHow(flags | os.O_CLOEXEC, mode, resolve)
     fd = _libc.syscall(
         ctypes.c_long(_SYS_OPENAT2),
         ctypes.c_int(root_fd),
@@ -109,6 +118,72 @@ class RootFiles:
     def list(self, path: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
         relative = _relative(path)
         return self._as_agent(lambda root: _list(root, relative, max_files))
+
+    def copy_many(
+        self, path: str, names: list[str], dest: Path, max_file_bytes: int, max_bytes: int,
+        deadline: float,
+    ) -> dict[str, str]:  # fmt: skip
+        """`Sandbox.copy_files` in batches: the host opens each batch's copies (the agent
+        cannot write the host's folder), one hand-over to the agent's thread copies them all
+        (one each costs a thread round trip per file)."""
+        relative = _relative(path)
+        missed: dict[str, str] = {}
+        left = max_bytes
+        for start in range(0, len(names), _PUT_BATCH):
+            batch = names[start : start + _PUT_BATCH]
+            outs: dict[str, int] = {}
+            try:
+                for name in batch:
+                    target = dest / name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+                    outs[name] = os.open(target, flags, 0o600)
+                bounds = (max_file_bytes, left, deadline)
+                copied = self._as_agent(
+                    lambda root, o=outs, b=bounds: _copy_batch(root, relative, o, b)
+                )
+            finally:
+                for fd in outs.values():
+                    os.close(fd)
+            for name in batch:
+                outcome = copied[name]
+                if isinstance(outcome, str):
+                    missed[name] = outcome
+                    (dest / name).unlink(missing_ok=True)
+                else:
+                    left -= outcome
+        return missed
+
+    def tree(self, path: str, max_entries: int) -> tuple[list[TreeEntry], bool]:
+        relative = _relative(path)
+        return self._as_agent(lambda root: _tree(root, relative, max_entries))
+
+    def put(
+        self, path: str, entries: list[TreeEntry], source: Callable[[TreeEntry], Path]
+    ) -> dict[str, str]:
+        """Write `entries` below the directory `path` as the agent: folders, then files (each
+        source opened here, with this process's rights, in batches), then symlinks, then the
+        folders' modes; why each entry that was not written was not."""
+        relative = _relative(path)
+        missed: dict[str, str] = {}
+        ordered = sorted(entries, key=lambda e: (("dir", "file", "symlink").index(e.kind), e.path))
+        for batch in _batches(ordered):
+            sources = {}
+            try:
+                for entry in batch:
+                    if entry.kind == "file":
+                        sources[entry.path] = os.open(
+                            source(entry), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+                        )
+                missed.update(
+                    self._as_agent(lambda root, b=batch, s=sources: _put(root, relative, b, s))
+                )
+            finally:
+                for fd in sources.values():
+                    os.close(fd)
+        folders = sorted((e for e in entries if e.kind == "dir"), key=lambda e: -e.path.count("/"))
+        missed.update(self._as_agent(lambda root: _set_modes(root, relative, folders)))
+        return missed
 
     # -- running with the agent's credentials ----------------------------------------------------
     def _as_agent(self, operation: Callable[[int], T]) -> T:
@@ -344,3 +419,159 @@ def _create(root: int, relative: str, shown: str) -> int:
         raise SandboxFileError(f"could not write {shown}: {_reason(exc)}") from None
     finally:
         os.close(parent)
+
+
+# -- whole trees -----------------------------------------------------------------------------
+def _kind(mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    return "symlink" if stat.S_ISLNK(mode) else "other"
+
+
+def _tree(root: int, relative: str, max_entries: int) -> tuple[list[TreeEntry], bool]:
+    """Every entry under the directory `relative` (files, folders, symlinks as their text,
+    and others), walked like `_list`: no link followed, no other mount entered."""
+    try:
+        top = _openat2(root, relative, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return [], False
+    found: list[TreeEntry] = []
+    try:
+        device = os.fstat(top).st_dev
+        for folder, dirs, names, folder_fd in os.fwalk(".", dir_fd=top):
+            entered = []
+            for name in [*dirs, *names]:
+                try:
+                    info = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+                    kind = _kind(info.st_mode)
+                    target = os.readlink(name, dir_fd=folder_fd) if kind == "symlink" else None
+                except OSError:
+                    continue
+                if info.st_dev != device:
+                    continue  # another mount (its mount point included)
+                path = posixpath.normpath(posixpath.join(folder, name))
+                size = info.st_size if kind == "file" else 0
+                found.append(TreeEntry(path, kind, stat.S_IMODE(info.st_mode), size, target))
+                if len(found) > max_entries:
+                    return sorted(found, key=lambda e: e.path)[:max_entries], True
+                if kind == "dir":
+                    entered.append(name)
+            dirs[:] = [d for d in dirs if d in entered]
+        return sorted(found, key=lambda e: e.path), False
+    finally:
+        os.close(top)
+
+
+def _copy_batch(
+    root: int, relative: str, outs: dict[str, int], bounds: tuple[int, int, float]
+) -> dict[str, int | str]:
+    """Each file named in `outs` (below `relative`) copied into its descriptor: its bytes,
+    or why it was not copied."""
+    max_file_bytes, left, deadline = bounds
+    done: dict[str, int | str] = {}
+    for name, fd in outs.items():
+        shown = posixpath.join("/", relative, name)
+        if time.monotonic() > deadline:
+            done[name] = LATE
+            continue
+        try:
+            path = posixpath.join(relative, name)
+            if not _copy(root, path, shown, fd, min(max_file_bytes, left)):
+                done[name] = GONE
+                continue
+        except (SandboxFileError, UnicodeError) as exc:
+            done[name] = str(exc)
+            continue
+        size = os.fstat(fd).st_size
+        done[name] = size
+        left -= size
+    return done
+
+
+def _batches(entries: list[TreeEntry]) -> Iterator[list[TreeEntry]]:
+    batch: list[TreeEntry] = []
+    for entry in entries:
+        batch.append(entry)
+        if len(batch) >= _PUT_BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+_BENEATH = _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS
+
+
+def _put(
+    root: int, relative: str, entries: list[TreeEntry], sources: dict[str, int]
+) -> dict[str, str]:
+    """Create each entry below `relative`; every parent is resolved beneath it with no
+    symlink on the way, and every name is created new (O_EXCL, O_NOFOLLOW): nothing the
+    agent or a symlink put there is ever written through."""
+    missed: dict[str, str] = {}
+    top = _openat2(root, relative, os.O_PATH | os.O_DIRECTORY)
+    try:
+        for entry in entries:
+            parent_path, name = posixpath.split(entry.path)
+            try:
+                parent = _openat2(top, parent_path or ".", os.O_PATH | os.O_DIRECTORY, 0, _BENEATH)
+            except OSError as exc:
+                missed[entry.path] = f"its folder could not be opened: {_reason(exc)}"
+                continue
+            try:
+                if entry.kind == "dir":
+                    _make_dir(name, parent)
+                elif entry.kind == "symlink":
+                    os.symlink(entry.target or "", name, dir_fd=parent)
+                else:
+                    _make_file(name, parent, sources[entry.path], entry.mode)
+            except OSError as exc:
+                missed[entry.path] = _reason(exc)
+            finally:
+                os.close(parent)
+    finally:
+        os.close(top)
+    return missed
+
+
+def _make_dir(name: str, parent: int) -> None:
+    try:
+        os.mkdir(name, 0o700, dir_fd=parent)
+    except FileExistsError:
+        if not stat.S_ISDIR(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode):
+            raise
+
+
+def _make_file(name: str, parent: int, source: int, mode: int) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(name, flags, 0o600, dir_fd=parent)
+    try:
+        os.lseek(source, 0, os.SEEK_SET)
+        while os.sendfile(fd, source, None, _CHUNK * 16):
+            pass
+        os.fchmod(fd, mode & 0o777)
+    finally:
+        os.close(fd)
+
+
+def _set_modes(root: int, relative: str, folders: list[TreeEntry]) -> dict[str, str]:
+    """Folders get their modes last (deepest first), so a read-only one was writable while
+    it was filled; each is opened beneath `relative` with no symlink on the way."""
+    missed: dict[str, str] = {}
+    top = _openat2(root, relative, os.O_PATH | os.O_DIRECTORY)
+    try:
+        for entry in folders:
+            try:
+                fd = _openat2(top, entry.path, os.O_RDONLY | os.O_DIRECTORY, 0, _BENEATH)
+            except OSError as exc:
+                missed[entry.path] = _reason(exc)
+                continue
+            try:
+                os.fchmod(fd, entry.mode & 0o777)
+            finally:
+                os.close(fd)
+    finally:
+        os.close(top)
+    return missed
