@@ -88,6 +88,28 @@ class Checksums:
 
 
 @dataclass(frozen=True)
+class DevVariant:
+    """How a development split is carved from the competition's prepared public files.
+
+    The default applies the competition's own `prepare` to public/ as if it were raw/: the
+    public training table then gets the same grouping, ratio and seed as Kaggle's did, and the
+    development "test" part comes out laid out like the real public test. `refused` names why a
+    competition's public files cannot hold a development part (asking for it then fails).
+    """
+
+    #: Makes dev public/private from a folder holding the public files (None: `prepare`).
+    prepare: PrepareFn | None = None
+    #: The public table whose ids are the training ids (dev ids must come from it).
+    train_file: str = "train.csv"
+    #: Its id column; None means the submission's id column.
+    train_id_column: str | None = None
+    #: The seed the split uses (MLE-bench's convention is `random_state=0`), for the manifest.
+    seed: int | None = 0
+    #: Why no development part can be carved from the public files; None when it can.
+    refused: str | None = None
+
+
+@dataclass(frozen=True)
 class Competition:
     """Everything the rest of mle_gym needs to know about one competition."""
 
@@ -119,6 +141,8 @@ class Competition:
     #: The extras of mle-gym (setup.cfg) its prepare or grade imports, so `mle-gym prepare`
     #: can say up front what a split needs (tests/test_competition_extras.py keeps it true).
     extras: tuple[str, ...] = ()
+    #: How its development variant (a split of the public training data) is made.
+    dev_variant: DevVariant = field(default_factory=DevVariant)
 
     @property
     def env_id(self) -> str:
