@@ -36,7 +36,7 @@ class DevVariantUnavailable(RuntimeError):
     """The competition's public files cannot hold a development part, or carving it failed."""
 
 
-class DevVariantLeak(RuntimeError):
+class DevVariantLeak(DevVariantUnavailable):
     """A development variant's ids are not a clean split of the public training ids."""
 
 
@@ -115,7 +115,7 @@ def carve(comp: Competition, main: CompetitionDirs, dev: DevDirs) -> None:
             raise DevVariantUnavailable(
                 f"{comp.id}: its public files do not have the layout of its raw files (no "
                 f"{', '.join(missing)}), so its own prepare cannot carve a development split; "
-                "it needs a development rule on its spec (Competition.dev)"
+                "it needs a development rule on its spec (Competition.dev_variant)"
             )
         split = comp.dev_variant.prepare or comp.prepare
         try:
@@ -160,11 +160,14 @@ def _link_public(public: Path, into: Path) -> None:
 
 
 def _md5s(root: Path) -> dict[str, str]:
-    return {
-        path.relative_to(root).as_posix(): md5_of(path)
-        for path in sorted(root.rglob("*"))
-        if path.is_file()
-    }
+    """Every file's md5, but the manifest and hidden caches grading adds (answer keys)."""
+    sums = {}
+    for path in sorted(root.rglob("*")):
+        name = path.relative_to(root)
+        hidden = any(part.startswith(".") for part in name.parts)
+        if path.is_file() and name.as_posix() != MANIFEST and not hidden:
+            sums[name.as_posix()] = md5_of(path)
+    return sums
 
 
 def _header(path: Path) -> list[str]:
@@ -182,12 +185,12 @@ def check_layout(comp: Competition, public: Path, dev_public: Path) -> None:
             f"files {names}; the variant needs a development rule on its spec"
         )
     for name in names:
-        if name.endswith(".csv") and (public / name).is_file():
-            if _header(public / name) != _header(dev_public / name):
-                raise DevVariantUnavailable(
-                    f"{comp.id}: development {name} has columns {_header(dev_public / name)}, "
-                    f"the public one {_header(public / name)}"
-                )
+        csv_file = name.endswith(".csv") and (public / name).is_file()
+        if csv_file and _header(public / name) != _header(dev_public / name):
+            raise DevVariantUnavailable(
+                f"{comp.id}: development {name} has columns {_header(dev_public / name)}, "
+                f"the public one {_header(public / name)}"
+            )
 
 
 @dataclass(frozen=True)
@@ -196,12 +199,21 @@ class DevIds:
     test: set[str]
 
 
-def _column(path: Path, column: str) -> set[str]:
+def _column(comp: Competition, path: Path, column: str) -> set[str]:
     import pandas as pd
 
     if not path.is_file():
-        raise DevVariantUnavailable(f"{path} is missing: the training ids cannot be read")
-    frame = pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False)
+        raise DevVariantUnavailable(
+            f"{comp.id}: {path} is missing, so the training ids cannot be read; the variant "
+            "needs its training table named on its spec (Competition.dev_variant)"
+        )
+    try:
+        frame = pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False)
+    except ValueError as exc:
+        raise DevVariantUnavailable(
+            f"{comp.id}: {path.name} has no id column {column!r} ({exc}); the variant needs "
+            "its training ids named on its spec (Competition.dev_variant)"
+        ) from exc
     return set(frame[column])
 
 
@@ -222,8 +234,11 @@ def check_ids(comp: Competition, main: CompetitionDirs, dev: CompetitionDirs) ->
     """Raise `DevVariantLeak` unless the dev train and test ids are disjoint, both within the
     public training ids, and none of them a real test id (read from the real answers)."""
     column = comp.dev_variant.train_id_column or comp.submission.id_column
-    public_train = _column(main.public / comp.dev_variant.train_file, column)
-    ids = DevIds(_column(dev.public / comp.dev_variant.train_file, column), _answer_ids(comp, dev.private))
+    public_train = _column(comp, main.public / comp.dev_variant.train_file, column)
+    ids = DevIds(
+        _column(comp, dev.public / comp.dev_variant.train_file, column),
+        _answer_ids(comp, dev.private),
+    )
     problems = []
     if both := ids.train & ids.test:
         problems.append(f"{len(both)} id(s) in both the dev train and dev test parts")
@@ -251,7 +266,6 @@ def check_dev_variant(competition: str | Competition, root: Path | None = None) 
     if ids.train != set(manifest["train_ids"]) or ids.test != set(manifest["test_ids"]):
         raise DevVariantLeak(f"{comp.id}: the development ids differ from its manifest's")
     files = _md5s(dev.root)
-    files.pop(MANIFEST, None)
     if files != manifest["files"]:
         changed = sorted(set(files.items()) ^ set(manifest["files"].items()))[:3]
         raise DevVariantLeak(f"{comp.id}: development files differ from the manifest: {changed}")
