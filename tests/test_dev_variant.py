@@ -30,24 +30,42 @@ from tests.fixtures.raw import generator_for
 COVERED = {
     "3d-object-detection-for-autonomous-vehicles",
     "aptos2019-blindness-detection",
+    "bms-molecular-translation",
     "cassava-leaf-disease-classification",
     "chaii-hindi-and-tamil-question-answering",
     "champs-scalar-coupling",
+    "dog-breed-identification",
     "google-quest-challenge",
+    "google-research-identify-contrails-reduce-global-warming",
+    "histopathologic-cancer-detection",
     "hms-harmful-brain-activity-classification",
     "hotel-id-2021-fgvc8",
+    "icecube-neutrinos-in-deep-ice",
     "imet-2020-fgvc7",
+    "iwildcam-2019-fgvc6",
+    "iwildcam-2020-fgvc7",
     "kuzushiji-recognition",
     "learning-agency-lab-automated-essay-scoring-2",
     "lmsys-chatbot-arena",
+    "nfl-player-contact-detection",
+    "osic-pulmonary-fibrosis-progression",
     "paddy-disease-classification",
     "petfinder-pawpularity-score",
     "plant-pathology-2021-fgvc8",
+    "plant-seedlings-classification",
     "playground-series-s3e18",
     "predict-volcanic-eruptions-ingv-oe",
+    "random-acts-of-pizza",
     "ranzcr-clip-catheter-line-classification",
+    "rsna-2022-cervical-spine-fracture-detection",
+    "rsna-breast-cancer-detection",
+    "rsna-miccai-brain-tumor-radiogenomic-classification",
+    "seti-breakthrough-listen",
+    "siim-covid19-detection",
     "siim-isic-melanoma-classification",
+    "smartphone-decimeter-2022",
     "spaceship-titanic",
+    "stanford-covid-vaccine",
     "tabular-playground-series-dec-2021",
     "tweet-sentiment-extraction",
     "us-patent-phrase-to-phrase-matching",
@@ -88,6 +106,7 @@ def _headers(folder: Path) -> dict[str, list[str]]:
 
 def assert_clean_variant(comp: Competition, main: CompetitionDirs) -> None:
     """Deterministic, a clean split, laid out like the public test, its sample graded."""
+    fmt = comp.submission
     root = main.root.parent
     dev = require_dev_variant(comp, root)
     first = json.loads(dev.manifest.read_text())
@@ -95,14 +114,15 @@ def assert_clean_variant(comp: Competition, main: CompetitionDirs) -> None:
     assert first["files"] == again["files"], "carving twice gave different files"
     assert first["train_ids"] == again["train_ids"] and first["test_ids"] == again["test_ids"]
 
-    column = comp.dev_variant.train_id_column or comp.submission.id_column
-    public_train = _ids(main.public / comp.dev_variant.train_file, column)
-    train = _ids(dev.public / comp.dev_variant.train_file, column)
-    test = _answer_ids(comp, dev.private)
+    rule = comp.dev_variant
+    train_ids = rule.train_ids or (lambda folder: _ids(folder / "train.csv", fmt.id_column))
+    test_ids = rule.test_ids or (lambda folder: _answer_ids(comp, folder))
+    public_train, train = train_ids(main.public), train_ids(dev.public)
+    test = test_ids(dev.private)
     assert train and test
     assert not train & test
     assert train | test <= public_train
-    assert not (train | test) & _answer_ids(comp, main.private)
+    assert not (train | test) & test_ids(main.private)
     assert set(first["train_ids"]) == train and set(first["test_ids"]) == test
 
     assert sorted(p.name for p in dev.public.iterdir()) == sorted(
@@ -110,7 +130,7 @@ def assert_clean_variant(comp: Competition, main: CompetitionDirs) -> None:
     )
     assert _headers(dev.public) == _headers(main.public)
     assert all((dev.root / name).is_file() for name in first["files"])
-    report = grade(comp, dev.public / comp.submission.sample_file, dev.private)
+    report = grade(comp, dev.public / fmt.sample_file, dev.private)
     assert report.valid_submission, report.error
     assert check_dev_variant(comp, root)["test_ids"] == first["test_ids"]
 

@@ -28,6 +28,8 @@ FetchFn = Callable[[Path], None]
 #: Reads the private directory and returns the answers as text cells, with the id column
 #: and the submission's target columns (for competitions whose answer file has another shape).
 AnswersFn = Callable[[Path], "pd.DataFrame"]
+#: Reads a set of ids from a folder (public or private) of a split.
+IdsFn = Callable[[Path], set[str]]
 
 
 @dataclass(frozen=True)
@@ -99,10 +101,12 @@ class DevVariant:
 
     #: Makes dev public/private from a folder holding the public files (None: `prepare`).
     prepare: PrepareFn | None = None
-    #: The public table whose ids are the training ids (dev ids must come from it).
-    train_file: str = "train.csv"
-    #: Its id column; None means the submission's id column.
-    train_id_column: str | None = None
+    #: The training ids in a public folder (the dev ids must come from them); None reads
+    #: the submission's id column of `train.csv` (see `mle_gym.competitions.dev_ids`).
+    train_ids: IdsFn | None = None
+    #: The answers' ids in a private folder, in the form `train_ids` gives; None reads the
+    #: submission's id column of the answers.
+    test_ids: IdsFn | None = None
     #: The seed the split uses (MLE-bench's convention is `random_state=0`), for the manifest.
     seed: int | None = 0
     #: Why no development part can be carved from the public files; None when it can.

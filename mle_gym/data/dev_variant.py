@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.hardlink_helpers import link_or_copy
 from mle_gym.competitions.registry import get_competition
-from mle_gym.competitions.spec import Competition
+from mle_gym.competitions.spec import Competition, IdsFn
 from mle_gym.data.cache import CompetitionDirs, NotPrepared, cache_root
 from mle_gym.data.checksums import md5_of
 
@@ -135,7 +136,6 @@ def carve(comp: Competition, main: CompetitionDirs, dev: DevDirs) -> None:
             "made_from": "public",
             "main_prepared_at": main.preparation_record().get("prepared_at"),
             "created_at": datetime.now(UTC).isoformat(),
-            "train_file": comp.dev_variant.train_file,
             "train_ids": sorted(ids.train),
             "test_ids": sorted(ids.test),
             "files": _md5s(out.root),
@@ -199,52 +199,45 @@ class DevIds:
     test: set[str]
 
 
-def _column(comp: Competition, path: Path, column: str) -> set[str]:
-    import pandas as pd
-
-    if not path.is_file():
-        raise DevVariantUnavailable(
-            f"{comp.id}: {path} is missing, so the training ids cannot be read; the variant "
-            "needs its training table named on its spec (Competition.dev_variant)"
-        )
+def _read_ids(comp: Competition, reader: IdsFn, folder: Path, what: str) -> set[str]:
+    """Ids by `reader`, a missing file or column said as the variant's problem."""
     try:
-        frame = pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False)
-    except ValueError as exc:
+        return {str(v) for v in reader(folder)}
+    except (OSError, KeyError, ValueError) as exc:
         raise DevVariantUnavailable(
-            f"{comp.id}: {path.name} has no id column {column!r} ({exc}); the variant needs "
-            "its training ids named on its spec (Competition.dev_variant)"
+            f"{comp.id}: the {what} ids cannot be read from {folder} ({type(exc).__name__}: "
+            f"{exc}); the variant needs its id readers on its spec (Competition.dev_variant)"
         ) from exc
-    return set(frame[column])
 
 
 def _answer_ids(comp: Competition, private: Path) -> set[str]:
-    import pandas as pd
-
     fmt = comp.submission
     if fmt.load_answers is not None:
-        answers = fmt.load_answers(private)
-        return set(answers[fmt.id_column].astype(str))
-    frame = pd.read_csv(
-        private / fmt.answers_file, usecols=[fmt.id_column], dtype=str, keep_default_na=False
-    )
-    return set(frame[fmt.id_column])
+        return set(fmt.load_answers(private)[fmt.id_column].astype(str))
+    return ids_in(fmt.answers_file, fmt.id_column)(private)
+
+
+def _readers(comp: Competition) -> tuple[IdsFn, IdsFn]:
+    rule = comp.dev_variant
+    train = rule.train_ids or ids_in("train.csv", comp.submission.id_column)
+    return train, rule.test_ids or (lambda private: _answer_ids(comp, private))
 
 
 def check_ids(comp: Competition, main: CompetitionDirs, dev: CompetitionDirs) -> DevIds:
     """Raise `DevVariantLeak` unless the dev train and test ids are disjoint, both within the
     public training ids, and none of them a real test id (read from the real answers)."""
-    column = comp.dev_variant.train_id_column or comp.submission.id_column
-    public_train = _column(comp, main.public / comp.dev_variant.train_file, column)
+    train_ids, test_ids = _readers(comp)
+    public_train = _read_ids(comp, train_ids, main.public, "public training")
     ids = DevIds(
-        _column(comp, dev.public / comp.dev_variant.train_file, column),
-        _answer_ids(comp, dev.private),
+        _read_ids(comp, train_ids, dev.public, "development training"),
+        _read_ids(comp, test_ids, dev.private, "development test"),
     )
     problems = []
     if both := ids.train & ids.test:
         problems.append(f"{len(both)} id(s) in both the dev train and dev test parts")
     if outside := (ids.train | ids.test) - public_train:
         problems.append(f"{len(outside)} dev id(s) not among the public training ids")
-    if real := (ids.train | ids.test) & _answer_ids(comp, main.private):
+    if real := (ids.train | ids.test) & _read_ids(comp, test_ids, main.private, "real test"):
         problems.append(f"{len(real)} dev id(s) are real test ids")
     if problems:
         example = sorted(both or outside or real)[:3]
