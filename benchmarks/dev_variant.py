@@ -1,9 +1,10 @@
 """What carving the development variant costs beside the competition's main prepare.
 
-    python benchmarks/dev_variant.py [--only COMPETITION ...] [--repeats 2]
+    python benchmarks/dev_variant.py [--only COMPETITION ...] [--repeats 2] [--scale 100]
 
 For spaceship-titanic on its real Kaggle files (../shared/data/spaceship-titanic/raw, when
-present) and for the covered competitions with the largest raw fixtures, this prepares the
+present), the same rows repeated `--scale` times under new ids (the largest table here), and
+for the covered competitions with the largest raw fixtures, this prepares the
 main split from the raw files, then carves the development variant from the prepared public
 files (`require_dev_variant(force=True)`: split, layout check, id check, md5 of every file,
 manifest), each in a fresh child process, and prints the fastest time of each step (measured
@@ -76,6 +77,19 @@ def _raw_source(competition_id: str, into: Path) -> tuple[Path, str]:
     return into, "fixture"
 
 
+def _scaled_spaceship(times: int, into: Path) -> Path:
+    """The real spaceship-titanic files with train.csv repeated `times` times, ids made unique."""
+    import pandas as pd
+
+    into.mkdir()
+    train = pd.read_csv(SPACESHIP_RAW / "train.csv")
+    copies = [train.assign(PassengerId=f"{k}-" + train["PassengerId"]) for k in range(times)]
+    pd.concat(copies).to_csv(into / "train.csv", index=False)
+    for name in ("test.csv", "sample_submission.csv"):
+        (into / name).write_bytes((SPACESHIP_RAW / name).read_bytes())
+    return into
+
+
 def _size_mb(folder: Path) -> float:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
 
@@ -84,7 +98,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=DEFAULT)
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--scale", type=int, default=100, help="0: no scaled spaceship run")
     args = parser.parse_args()
+    cases = [(c, c) for c in args.only]
+    if args.scale and SPACESHIP_RAW.is_dir():
+        cases.insert(1, (f"spaceship-titanic x{args.scale}", "spaceship-titanic"))
     with tempfile.TemporaryDirectory() as scratch:
         _, floor = _child("spaceship-titanic", "floor", scratch)
         print(f"memory floor (imports only): {floor:.0f} MB")
@@ -92,10 +110,13 @@ def main() -> None:
             f"{'competition':45} {'data':8} {'public MB':>9} {'main s':>8} {'dev s':>8} "
             f"{'dev/main':>8} {'main MB':>8} {'dev MB':>8}"
         )
-        for competition_id in args.only:
-            base = Path(scratch) / competition_id
+        for label, competition_id in cases:
+            base = Path(scratch) / label.replace(" ", "-")
             base.mkdir()
-            raw, kind = _raw_source(competition_id, base / "raw-source")
+            if label == competition_id:
+                raw, kind = _raw_source(competition_id, base / "raw-source")
+            else:
+                raw, kind = _scaled_spaceship(args.scale, base / "raw-source"), "real xN"
             root = base / "cache"
             main_runs = [_child(competition_id, "main", str(root), str(raw))]
             dev_runs = [_child(competition_id, "dev", str(root))]
@@ -106,7 +127,7 @@ def main() -> None:
             main_mb, dev_mb = max(m for _, m in main_runs), max(m for _, m in dev_runs)
             public = _size_mb(root / competition_id / "public")
             print(
-                f"{competition_id:45} {kind:8} {public:9.1f} {main_s:8.2f} {dev_s:8.2f} "
+                f"{label:45} {kind:8} {public:9.1f} {main_s:8.2f} {dev_s:8.2f} "
                 f"{dev_s / main_s:8.2f} {main_mb:8.0f} {dev_mb:8.0f}"
             )
 

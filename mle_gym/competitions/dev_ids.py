@@ -14,15 +14,24 @@ from pathlib import Path
 from mle_gym.competitions.spec import IdsFn
 
 
-def ids_in(file: str, column: str, *more: str, form: Callable[[str], str] | None = None) -> IdsFn:
-    """The values of `column` in the CSV `file` of a folder; with `more` columns, each row's
-    values joined by "_" (as `patient_week` ids are); `form` maps each id."""
+def ids_in(
+    file: str,
+    column: str,
+    *more: str,
+    form: Callable[[str], str] | None = None,
+    sep: str = ",",
+) -> IdsFn:
+    """The values of `column` in the CSV `file` of a folder (zipped too; `sep` for TSV);
+    with `more` columns, each row's values joined by "_" (as `patient_week` ids are);
+    `form` maps each id."""
     columns = [column, *more]
 
     def read(folder: Path) -> set[str]:
         import pandas as pd
 
-        frame = pd.read_csv(folder / file, usecols=columns, dtype=str, keep_default_na=False)
+        frame = pd.read_csv(
+            folder / file, sep=sep, usecols=columns, dtype=str, keep_default_na=False
+        )
         joined = frame[column].str.cat(frame[list(more)], sep="_") if more else frame[column]
         return {form(v) for v in joined} if form else set(joined)
 
