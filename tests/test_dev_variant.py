@@ -9,13 +9,15 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import Competition, all_competitions, get_competition
-from mle_gym.data import CompetitionDirs, prepare
+from mle_gym.data import CompetitionDirs, dev_variant, prepare
 from mle_gym.data.dev_variant import (
     DevDirs,
     DevVariantLeak,
@@ -186,6 +188,26 @@ def test_refused_and_unprepared_competitions_say_why(tmp_path: Path) -> None:
             require_dev_variant(c, tmp_path)
 
 
+def test_concurrent_callers_carve_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    comp = get_competition("spaceship-titanic")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    generator_for(comp).make_raw(raw)
+    prepare(comp, raw, root=tmp_path / "cache")
+    carvings = []
+    real_carve = dev_variant.carve
+
+    def counted(*args, **kwargs):
+        carvings.append(threading.get_ident())
+        real_carve(*args, **kwargs)
+
+    monkeypatch.setattr(dev_variant, "carve", counted)
+    with ThreadPoolExecutor(4) as pool:
+        made = list(pool.map(lambda _: require_dev_variant(comp, tmp_path / "cache"), range(4)))
+    assert len(carvings) == 1
+    assert {d.root for d in made} == {tmp_path / "cache" / comp.id / "dev"}
+
+
 def test_a_newer_main_preparation_recarves(tmp_path_factory) -> None:
     comp = get_competition("spaceship-titanic")
     main = _prepared(comp, tmp_path_factory)
@@ -212,3 +234,11 @@ def test_dev_variant_on_real_spaceship_titanic(spaceship_cache: Path, tmp_path: 
     total = len(manifest["train_ids"]) + len(manifest["test_ids"])
     assert len(manifest["test_ids"]) == math.ceil(0.1 * total)
     assert manifest["seed"] == 0 and "spaceship_titanic.prepare" in manifest["rule"]
+
+
+def test_dev_variant_of_the_bundled_demo(digits_home: Path, tmp_path: Path) -> None:
+    """sklearn-digits has no raw fixture: its data ships with scikit-learn."""
+    comp = get_competition("sklearn-digits")
+    root = tmp_path / "cache"
+    shutil.copytree(digits_home, root, copy_function=shutil.copy)
+    assert_clean_variant(comp, CompetitionDirs.of(comp.id, root))

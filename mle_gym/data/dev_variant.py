@@ -54,10 +54,6 @@ class DevDirs(CompetitionDirs):
         return self.marker
 
 
-def dev_dirs(competition_id: str, root: Path | None = None) -> DevDirs:
-    return DevDirs(CompetitionDirs.of(competition_id, root).root / "dev")
-
-
 def require_dev_variant(
     competition: str | Competition, root: Path | None = None, *, force: bool = False
 ) -> DevDirs:
@@ -121,6 +117,8 @@ def carve(comp: Competition, main: CompetitionDirs, dev: DevDirs) -> None:
         split = comp.dev_variant.prepare or comp.prepare
         try:
             split(as_raw, out.public, out.private)
+        except ModuleNotFoundError:
+            raise  # an extra to install, named as preparing names it
         except Exception as exc:
             raise DevVariantUnavailable(
                 f"carving the development variant of {comp.id} from its public files failed: "
