@@ -37,6 +37,7 @@ COVERED = {
     "chaii-hindi-and-tamil-question-answering",
     "champs-scalar-coupling",
     "denoising-dirty-documents",
+    "detecting-insults-in-social-commentary",
     "dog-breed-identification",
     "facebook-recruiting-iii-keyword-extraction",
     "google-quest-challenge",

@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import tempfile
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.hardlink_helpers import link_or_copy
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import PrepareFn
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def public_as_raw(
@@ -41,6 +47,33 @@ def public_as_raw(
             prepare(raw, public, private)
 
     carve.__qualname__ = f"public_as_raw({prepare.__module__}.{prepare.__qualname__})"
+    return carve
+
+
+def holdout_as_raw(
+    prepare: PrepareFn,
+    test_file: str,
+    *,
+    source: str = "train.csv",
+    test_size: float = 0.1,
+    shape: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+) -> PrepareFn:
+    """`prepare` run on the public labelled table split in two, for competitions whose test
+    set was Kaggle's own labelled test file rather than a share of the training rows.
+
+    The public `source` is split with MLE-bench's holdout convention (`test_size`, seed 0):
+    its training rows become raw `source`, its held-out rows raw `test_file`, reshaped by
+    `shape` into that file's columns. Other public files are left where they are."""
+
+    def carve(folder: Path, public: Path, private: Path) -> None:
+        with tempfile.TemporaryDirectory(prefix=".raw-", dir=folder.parent) as scratch:
+            raw = Path(scratch)
+            train, test = holdout(read_csv(folder / source), test_size)
+            train.to_csv(raw / source, index=False)
+            (shape(test) if shape else test).to_csv(raw / test_file, index=False)
+            prepare(raw, public, private)
+
+    carve.__qualname__ = f"holdout_as_raw({prepare.__module__}.{prepare.__qualname__})"
     return carve
 
 
