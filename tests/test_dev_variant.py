@@ -140,6 +140,9 @@ def assert_clean_variant(comp: Competition, main: CompetitionDirs) -> None:
     )
     assert _headers(dev.public) == _headers(main.public)
     assert all((dev.root / name).is_file() for name in first["files"])
+    if fmt.load_answers is None:  # a custom reader may respell ids (`00012` as `12`)
+        sample_ids = _ids(dev.public / fmt.sample_file, fmt.id_column)
+        assert sample_ids == _ids(dev.private / fmt.answers_file, fmt.id_column)
     report = grade(comp, dev.public / fmt.sample_file, dev.private)
     assert report.valid_submission, report.error
     assert check_dev_variant(comp, root)["test_ids"] == first["test_ids"]

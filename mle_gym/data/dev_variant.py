@@ -142,7 +142,7 @@ def carve(comp: Competition, main: CompetitionDirs, dev: DevDirs) -> None:
         shutil.rmtree(dev.root, ignore_errors=True)
         os.replace(out.root, dev.root)
         tmp = dev.root / f".{MANIFEST}.tmp"
-        tmp.write_text(json.dumps(manifest, indent=1))
+        tmp.write_text(json.dumps(manifest))  # no indent: the C encoder, for millions of ids
         os.replace(tmp, dev.manifest)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -211,7 +211,7 @@ def _read_ids(comp: Competition, reader: IdsFn, folder: Path, what: str) -> set[
 def _answer_ids(comp: Competition, private: Path) -> set[str]:
     fmt = comp.submission
     if fmt.load_answers is not None:
-        return set(fmt.load_answers(private)[fmt.id_column].astype(str))
+        return set(fmt.load_answers(private)[fmt.id_column].astype(str).tolist())
     return ids_in(fmt.answers_file, fmt.id_column)(private)
 
 
