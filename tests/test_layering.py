@@ -193,7 +193,9 @@ def test_reading_a_run_loads_no_gym_or_sandbox(tmp_path: Path) -> None:
     write_json(episode / STATUS_FILE, {"state": "done", "attempt": 1})
     (episode / TRAJECTORY_FILE).write_text('{"event": "reset"}\n')
     report = {"score": 0.9, "valid_submission": True, "gold_medal": True, "any_medal": True}
-    write_result(episode, report, EpisodeResult.from_report(report, competition_id="sklearn-digits", seed=0))
+    write_result(
+        episode, report, EpisodeResult.from_report(report, competition_id="sklearn-digits", seed=0)
+    )
     code = (
         "import mle_gym.analysis\n"
         "from pathlib import Path\n"

@@ -28,6 +28,8 @@ FetchFn = Callable[[Path], None]
 #: Reads the private directory and returns the answers as text cells, with the id column
 #: and the submission's target columns (for competitions whose answer file has another shape).
 AnswersFn = Callable[[Path], "pd.DataFrame"]
+#: Reads a set of ids from a folder (public or private) of a split.
+IdsFn = Callable[[Path], set[str]]
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,30 @@ class Checksums:
 
 
 @dataclass(frozen=True)
+class DevVariant:
+    """How a development split is carved from the competition's prepared public files.
+
+    The default applies the competition's own `prepare` to public/ as if it were raw/: the
+    public training table then gets the same grouping, ratio and seed as Kaggle's did, and the
+    development "test" part comes out laid out like the real public test. `refused` names why a
+    competition's public files cannot hold a development part (asking for it then fails).
+    """
+
+    #: Makes dev public/private from a folder holding the public files (None: `prepare`).
+    prepare: PrepareFn | None = None
+    #: The training ids in a public folder (the dev ids must come from them); None reads
+    #: the submission's id column of `train.csv` (see `mle_gym.competitions.dev_ids`).
+    train_ids: IdsFn | None = None
+    #: The answers' ids in a private folder, in the form `train_ids` gives; None reads the
+    #: submission's id column of the answers.
+    test_ids: IdsFn | None = None
+    #: The seed the split uses (MLE-bench's convention is `random_state=0`), for the manifest.
+    seed: int | None = 0
+    #: Why no development part can be carved from the public files; None when it can.
+    refused: str | None = None
+
+
+@dataclass(frozen=True)
 class Competition:
     """Everything the rest of mle_gym needs to know about one competition."""
 
@@ -119,6 +145,8 @@ class Competition:
     #: The extras of mle-gym (setup.cfg) its prepare or grade imports, so `mle-gym prepare`
     #: can say up front what a split needs (tests/test_competition_extras.py keeps it true).
     extras: tuple[str, ...] = ()
+    #: How its development variant (a split of the public training data) is made.
+    dev_variant: DevVariant = field(default_factory=DevVariant)
 
     @property
     def env_id(self) -> str:

@@ -21,12 +21,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.hardlink_helpers import place_file, place_files
 from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -129,4 +131,5 @@ COMPETITION = Competition(
         },
         private={"test.csv": "9d0cf13e5b604a31bb4dd77faaead8ae"},
     ),
+    dev_variant=DevVariant(train_ids=ids_in("train_labels.csv", "image_id")),
 )

@@ -6,10 +6,13 @@ import shutil
 import zipfile
 from pathlib import Path
 
+from mle_gym.competitions.dev_ids import files_in, ids_in
+from mle_gym.competitions.dev_rules import public_as_raw
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -117,5 +120,17 @@ COMPETITION = Competition(
     checksums=Checksums(
         public={"sampleSubmission.csv": "b9ae2607ee98bd6b9903de500a53bf90"},
         private={"answers.csv": "5701cc4b5e1d59aedbb6aea4434d093a"},
+    ),
+    dev_variant=DevVariant(
+        prepare=public_as_raw(
+            prepare,
+            zips={
+                "train.zip": {"train": "train"},
+                "train_cleaned.zip": {"train_cleaned": "train_cleaned"},
+            },
+        ),
+        train_ids=files_in("train"),
+        # one answer row per pixel: `<image>_<row>_<column>`
+        test_ids=ids_in("answers.csv", "id", form=lambda pixel: pixel.split("_", 1)[0]),
     ),
 )

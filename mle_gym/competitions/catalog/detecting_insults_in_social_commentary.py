@@ -10,10 +10,12 @@ import shutil
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_rules import holdout_as_raw
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -98,5 +100,10 @@ COMPETITION = Competition(
             "gold_submission.csv": "937dc9172f07ab3f72f123c79e37652c",
             "test.csv": "76d6e15e475a2fd634bdd8cdfb4746c0",
         },
+    ),
+    dev_variant=DevVariant(
+        prepare=holdout_as_raw(
+            prepare, "test_with_solutions.csv", shape=lambda test: test.assign(Usage="PrivateTest")
+        )
     ),
 )

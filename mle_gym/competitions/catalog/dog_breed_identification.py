@@ -6,10 +6,12 @@ import shutil
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -230,4 +232,5 @@ COMPETITION = Competition(
         },
         private={"test.csv": "83d0c48056db066d07102ee13aaecc08"},
     ),
+    dev_variant=DevVariant(train_ids=ids_in("labels.csv", "id")),
 )

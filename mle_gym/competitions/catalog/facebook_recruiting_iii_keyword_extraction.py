@@ -20,10 +20,12 @@ from pathlib import Path
 
 from mle_gym.competitions.chunked_holdout import BLOCK_ROWS, append_csv, chunked_holdout
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_rules import public_as_raw
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -136,5 +138,8 @@ COMPETITION = Competition(
             "train.csv": "3e16dc3e4df1697f70c93cf6bb473eaf",
         },
         private={"test.csv": "1aeaa15b5bce7088a7d5423c2c404eca"},
+    ),
+    dev_variant=DevVariant(
+        prepare=public_as_raw(prepare, zips={ARCHIVE: {"Train.csv": "train.csv"}})
     ),
 )

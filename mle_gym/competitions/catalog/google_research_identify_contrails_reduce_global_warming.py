@@ -19,12 +19,14 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from mle_gym.competitions.dev_ids import dirs_in
 from mle_gym.competitions.hardlink_helpers import place_file, place_files, place_tree
 from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -172,4 +174,5 @@ COMPETITION = Competition(
         },
         private={"answers.csv": "19bcf4d920a7b6edb1ce5bbda2299437"},
     ),
+    dev_variant=DevVariant(train_ids=dirs_in("train")),
 )

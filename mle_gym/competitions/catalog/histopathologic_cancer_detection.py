@@ -6,10 +6,12 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -103,4 +105,5 @@ COMPETITION = Competition(
         },
         private={"answers.csv": "949d1acc553f3a04b89262f6e24e9fc7"},
     ),
+    dev_variant=DevVariant(train_ids=ids_in("train_labels.csv", "id")),
 )

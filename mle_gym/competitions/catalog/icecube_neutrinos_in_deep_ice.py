@@ -23,11 +23,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mle_gym.competitions.dev_ids import parquet_ids
 from mle_gym.competitions.hardlink_helpers import place_file
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -196,4 +198,5 @@ COMPETITION = Competition(
         },
         private={"test.csv": "6b3eef7a836409e5c99557763d1d2c7d"},
     ),
+    dev_variant=DevVariant(train_ids=parquet_ids("train_meta.parquet", "event_id")),
 )

@@ -22,11 +22,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.prepare_progress import Progress
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -153,4 +155,5 @@ COMPETITION = Competition(
             "test.csv": "e81e5aefbfbb046ae5cc5493012f303c",
         },
     ),
+    dev_variant=DevVariant(train_ids=ids_in("train.csv", "id")),
 )

@@ -21,11 +21,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mle_gym.competitions.dev_ids import files_in
 from mle_gym.competitions.hardlink_helpers import place_file, place_files
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -174,4 +176,5 @@ COMPETITION = Competition(
         },
         private={"answers.csv": "88adac005790552cbd7530e14c88525a"},
     ),
+    dev_variant=DevVariant(train_ids=files_in("train")),
 )

@@ -6,10 +6,12 @@ import zipfile
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_rules import public_as_raw
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -222,5 +224,11 @@ COMPETITION = Competition(
             "train.csv": "02920a969976f89192a3d1c03a30cd2c",
         },
         private={"test.csv": "028b4798af4eeafc69ab98b22dc2c70a"},
+    ),
+    dev_variant=DevVariant(
+        prepare=public_as_raw(
+            prepare,
+            zips={"train.csv.zip": {"train.csv": "train.csv"}, "images.zip": {"images": "images"}},
+        )
     ),
 )

@@ -16,11 +16,13 @@ import zipfile
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -110,4 +112,5 @@ COMPETITION = Competition(
         public={"sampleSubmission.csv": "2da66116279038cc280e8cafcb27a6ea"},
         private={"answers.csv": "82f44bb7f0a1b075afdadfd356c3644b"},
     ),
+    dev_variant=DevVariant(train_ids=ids_in("train.tsv.zip", "PhraseId", sep="\t")),
 )

@@ -7,10 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in
+from mle_gym.competitions.dev_rules import public_as_raw
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -130,5 +133,15 @@ COMPETITION = Competition(
             "test.csv": "a7b9d9b7208e9b7cff6891cfd56a0053",
         },
         private={"test.csv": "f51d45e95bcd7565f1175206e604506e"},
+    ),
+    dev_variant=DevVariant(
+        prepare=public_as_raw(
+            prepare,
+            links={
+                "train.csv": "labels.csv",
+                "GCP-Coupons-Instructions.rtf": "GCP-Coupons-Instructions.rtf",
+            },
+        ),
+        train_ids=ids_in("labels.csv", "key"),
     ),
 )

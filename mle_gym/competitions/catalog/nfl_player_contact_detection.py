@@ -32,11 +32,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.hardlink_helpers import place_files
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -172,4 +174,5 @@ COMPETITION = Competition(
         },
         private={"test.csv": "fa42cdab2f042c5bd0665d7739a715fb"},
     ),
+    dev_variant=DevVariant(train_ids=ids_in("train_labels.csv", "contact_id")),
 )

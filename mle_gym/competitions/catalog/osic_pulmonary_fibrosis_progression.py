@@ -28,11 +28,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mle_gym.competitions.case_folder_helpers import place_case_folders
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.group_holdout import split_groups
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -176,5 +178,8 @@ COMPETITION = Competition(
             "train.csv": "dd984a7b700fcd6f167c89ebbbe8619e",
         },
         private={"test.csv": "0487bd97c387b5e6c28d5060026462d9"},
+    ),
+    dev_variant=DevVariant(
+        train_ids=ids_in("train.csv", "Patient"), test_ids=ids_in("test.csv", "Patient")
     ),
 )

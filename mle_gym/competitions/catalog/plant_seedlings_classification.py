@@ -17,12 +17,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from mle_gym.competitions.dev_ids import files_in
 from mle_gym.competitions.held_out_images import place_images
 from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -109,4 +111,5 @@ COMPETITION = Competition(
         public={"sample_submission.csv": "e993f1a8a6b576a5401e027154a5cbac"},
         private={"answers.csv": "89d5dba3d48b22669f108f6a3bc10e0f"},
     ),
+    dev_variant=DevVariant(train_ids=files_in("train", stem=False)),
 )

@@ -11,10 +11,12 @@ import json
 import zipfile
 from pathlib import Path
 
+from mle_gym.competitions.dev_ids import json_ids
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -126,4 +128,5 @@ COMPETITION = Competition(
         },
         private={"test.csv": "b7a9c13b5f063dcfff7102f39f8c95ca"},
     ),
+    dev_variant=DevVariant(train_ids=json_ids("train.json", "request_id")),
 )

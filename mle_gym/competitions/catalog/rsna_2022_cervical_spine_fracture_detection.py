@@ -29,11 +29,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.hardlink_helpers import place_files
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -207,5 +209,9 @@ COMPETITION = Competition(
             "train_bounding_boxes.csv": "d74270bdb517e79f9f2ac6a0f90825fd",
         },
         private={"answers.csv": "9d13e08d12211a39b8c5d2c29a9e7e8f"},
+    ),
+    dev_variant=DevVariant(
+        train_ids=ids_in("train.csv", "StudyInstanceUID"),
+        test_ids=ids_in("answers.csv", "row_id", form=lambda row: row.split("_", 1)[0]),
     ),
 )

@@ -28,11 +28,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.hardlink_helpers import place_files
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -167,4 +169,5 @@ COMPETITION = Competition(
         },
         private={"answers.csv": "f6e2830725827a87b1b85de66b35c656"},
     ),
+    dev_variant=DevVariant(train_ids=ids_in("train.csv", "patient_id", "laterality")),
 )

@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mle_gym.competitions.case_folder_helpers import place_case_folders
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -119,5 +121,9 @@ COMPETITION = Competition(
             "train_labels.csv": "891e1c30bfe288e25c931759a746f254",
         },
         private={"test.csv": "9069c7813ae83cd1dc962efed1875074"},
+    ),
+    dev_variant=DevVariant(
+        train_ids=ids_in("train_labels.csv", "BraTS21ID"),
+        test_ids=ids_in("test.csv", "BraTS21ID"),
     ),
 )

@@ -18,11 +18,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.hardlink_helpers import place_file, place_tree
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -116,4 +118,5 @@ COMPETITION = Competition(
         },
         private={"test.csv": "bde6668df6af0c858a8eea028a140bfb"},
     ),
+    dev_variant=DevVariant(train_ids=ids_in("train_labels.csv", "id")),
 )

@@ -22,11 +22,13 @@ from pathlib import Path
 
 from mle_gym.competitions.case_folder_helpers import place_case_folders
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in, union
 from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -143,5 +145,10 @@ COMPETITION = Competition(
             "train_study_level.csv": "6026bc39b28881d65a85b51e1e991160",
         },
         private={"test.csv": "5a5802f4cd7cec932bb824533cb5b57c"},
+    ),
+    dev_variant=DevVariant(
+        train_ids=union(
+            ids_in("train_image_level.csv", "id"), ids_in("train_study_level.csv", "id")
+        )
     ),
 )

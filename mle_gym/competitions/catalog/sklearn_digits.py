@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_rules import public_as_raw
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -202,4 +204,5 @@ COMPETITION = Competition(
     ),
     thresholds_source="panel of 22 scikit-learn reference models (no human leaderboard)",
     reference_panel=REFERENCE_PANEL,
+    dev_variant=DevVariant(prepare=public_as_raw(prepare, links={"digits.csv": "train.csv"})),
 )

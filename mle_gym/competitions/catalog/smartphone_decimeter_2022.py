@@ -25,11 +25,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from mle_gym.competitions.dev_ids import dirs_in
 from mle_gym.competitions.hardlink_helpers import link_or_copy, place_tree
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -155,4 +157,5 @@ COMPETITION = Competition(
         public={"sample_submission.csv": "0cf35d457c068e151816fd36f93ce036"},
         private={"test.csv": "8c2ca9cd51dcea17a3943bbf20336254"},
     ),
+    dev_variant=DevVariant(train_ids=dirs_in("train", depth=2)),
 )

@@ -6,10 +6,12 @@ import zipfile
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_rules import public_as_raw
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -108,5 +110,8 @@ COMPETITION = Competition(
             "train.csv": "1124166bf7b8b1e337a32fe568732447",
         },
         private={"test.csv": "fb1381c6c9a7e9efd236c625807a0c8a"},
+    ),
+    dev_variant=DevVariant(
+        prepare=public_as_raw(prepare, zips={"train.zip": {"train.csv": "train.csv"}})
     ),
 )

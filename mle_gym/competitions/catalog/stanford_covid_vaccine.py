@@ -25,10 +25,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mle_gym.competitions.dev_ids import ids_in, json_ids
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -156,5 +158,9 @@ COMPETITION = Competition(
             "train.json": "0081f791ac8730984c147955a0c7bba9",
         },
         private={"test.csv": "41f284c21e1f7e112f29e1d7b7c1fd73"},
+    ),
+    dev_variant=DevVariant(
+        train_ids=json_ids("train.json", "id"),
+        test_ids=ids_in("test.csv", "id_seqpos", form=lambda row: row.rsplit("_", 1)[0]),
     ),
 )

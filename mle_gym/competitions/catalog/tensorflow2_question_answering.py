@@ -20,11 +20,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mle_gym.competitions.dev_ids import ids_in, json_ids
 from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -171,5 +173,9 @@ COMPETITION = Competition(
             "gold_submission.csv": "544ba606cfb641eed0d222c3d94ffee6",
             "test.jsonl": "86393efdae1c319a8d1d18e36f490e97",
         },
+    ),
+    dev_variant=DevVariant(
+        train_ids=json_ids("simplified-nq-train.jsonl", "example_id"),
+        test_ids=ids_in("valid_answers.csv", "example_id", form=lambda row: row.split("_", 1)[0]),
     ),
 )

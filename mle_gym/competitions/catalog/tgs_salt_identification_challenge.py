@@ -22,12 +22,14 @@ import shutil
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from mle_gym.competitions.dev_rules import public_as_raw
 from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.prepare_progress import Progress
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -143,5 +145,18 @@ COMPETITION = Competition(
             "train.csv": "cb31a738448596dfe36b1e3a67d656c8",
         },
         private={"test.csv": "eedcb00ab3595210c2663838578745c3"},
+    ),
+    dev_variant=DevVariant(
+        prepare=public_as_raw(
+            prepare,
+            links={"depths.csv": "depths.csv"},
+            zips={
+                f"{_ROOT}.zip": {
+                    f"{_ROOT}/train.csv": "train.csv",
+                    f"{_ROOT}/train/images": "train/images",
+                    f"{_ROOT}/train/masks": "train/masks",
+                }
+            },
+        )
     ),
 )
