@@ -3,10 +3,12 @@
 verifiers 0.4 composes a rollout from a taskset (tasks, tools, scoring), a harness (the chat
 program the model runs in) and a runtime. Here:
 
-- `MLEGymTaskset` yields one task per seed: its prompt is `env.reset()`'s task statement
-  (lazy, so building tasks starts no sandbox).
+- `MLEGymTaskset` yields one task per seed: its prompt is the task statement and budget
+  from `env.reset()`'s info (lazy, so building tasks starts no sandbox); the tools come as
+  MCP tools, not as the text manual.
 - `MLEGymToolset` is a per-rollout MCP tool server (`Task.toolsets`) that owns that rollout's
-  own env: its tools are the env's tools, each call goes through
+  own env: its tools are the env's tools (their names, descriptions and signatures come
+  from mle_gym's table of tools), each call goes through
   `mle_gym.action_from_tool_call` to `env.step`. At submit (or when the step/time budget is
   spent) the grade goes into the rollout's shared `MLEGymState` and the env is closed; a
   `@vf.stop` then ends the rollout before the next model call.
@@ -24,10 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
 import json
 import signal
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import gymnasium as gym
 from pydantic import Field
@@ -44,8 +47,9 @@ except ImportError as exc:  # verifiers < 0.4 has no v1 API
     ) from exc
 
 import mle_gym
-from mle_gym.integrations.episode import EPISODE_OVER
-from mle_gym.tools.actions import TOOLS, ActionError
+from mle_gym.integrations.episode import EPISODE_OVER, task_prompt
+from mle_gym.tools.actions import ActionError
+from mle_gym.tools.table import TOOLS, Arg, Tool
 
 #: The id verifiers loads this taskset (and its harness) by.
 TASKSET_ID = "mle_gym_verifiers"
@@ -148,38 +152,39 @@ class MLEGymToolset(vf.Toolset[vf.ToolsetConfig, MLEGymState]):
                 await asyncio.to_thread(self._close)
             return str(obs)
 
-    @vf.tool
-    async def bash(self, command: str) -> str:
-        return await self._act("bash", command=command)
 
-    @vf.tool
-    async def view(self, path: str, view_range: list[int] | None = None) -> str:
-        return await self._act("view", path=path, view_range=view_range)
-
-    @vf.tool
-    async def create(self, path: str, file_text: str) -> str:
-        return await self._act("create", path=path, file_text=file_text)
-
-    @vf.tool
-    async def str_replace(self, path: str, old_str: str, new_str: str | None = None) -> str:
-        return await self._act("str_replace", path=path, old_str=old_str, new_str=new_str)
-
-    @vf.tool
-    async def insert(self, path: str, insert_line: int, new_str: str) -> str:
-        return await self._act("insert", path=path, insert_line=insert_line, new_str=new_str)
-
-    @vf.tool
-    async def validate(self) -> str:
-        return await self._act("validate")
-
-    @vf.tool
-    async def submit(self) -> str:
-        return await self._act("submit")
+def _annotation(arg: Arg) -> Any:
+    """The Python type MCP reads an argument's JSON schema from, with its description."""
+    kind = arg.type if isinstance(arg.type, type) else list[int]  # view_range: [start, end]
+    return Annotated[kind if arg.required else kind | None, Field(description=arg.description)]
 
 
-# The model sees the descriptions mle_gym gives its tools (`mle_gym.tool_schemas()`).
-for _name, _tool in TOOLS.items():
-    getattr(MLEGymToolset, _name).__doc__ = _tool.description
+def _tool_method(tool: Tool) -> Any:
+    """The toolset's MCP tool for `tool`: its name, description and signature are the
+    table's (verifiers advertises a tool by its method's signature and docstring)."""
+
+    async def call(self: MLEGymToolset, **arguments: Any) -> str:
+        return await self._act(tool.name, **arguments)
+
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    params += [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            annotation=_annotation(arg),
+            default=inspect.Parameter.empty if arg.required else None,
+        )
+        for name, arg in tool.args.items()
+    ]
+    signature = inspect.Signature(params, return_annotation=str)
+    call.__signature__ = signature  # type: ignore[attr-defined]
+    call.__name__ = call.__qualname__ = tool.name
+    call.__doc__ = tool.description
+    return vf.tool(call)
+
+
+for _tool in TOOLS.values():
+    setattr(MLEGymToolset, _tool.name, _tool_method(_tool))
 
 
 def _exit(*_args: object) -> None:
@@ -256,7 +261,7 @@ class MLEGymTaskset(vf.Taskset[MLEGymTask, MLEGymTasksetConfig]):
         if not rows:
             return []
         with make_env(rows[0]) as env:  # reset is lazy: no sandbox starts here
-            prompts = [env.reset(seed=row.seed)[0] for row in rows]
+            prompts = [task_prompt(env.reset(seed=row.seed)[1]) for row in rows]
         return [
             MLEGymTask(row.model_copy(update={"prompt": prompt}), cfg.task)
             for row, prompt in zip(rows, prompts, strict=True)
