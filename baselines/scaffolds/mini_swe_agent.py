@@ -17,7 +17,12 @@ from typing import Any
 
 from mle_gym_baselines.llm_agent.endpoint import Endpoint
 from mle_gym_baselines.llm_agent.retry import RetryPolicy
-from mle_gym_baselines.scaffolds.common import VALIDATE_HINT, VALIDATE_SIGNAL, is_signal, task_prompt
+from mle_gym_baselines.scaffolds.common import (
+    VALIDATE_HINT,
+    VALIDATE_SIGNAL,
+    is_signal,
+    task_prompt,
+)
 from mle_gym_baselines.scaffolds.model_json import decode_errors_as_json_errors
 from mle_gym.inversion import Bridge, EpisodeEnded, InvertedPolicy
 

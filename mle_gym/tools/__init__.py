@@ -6,8 +6,8 @@ from mle_gym.tools.help import TOOL_HELP, tools_manual
 from mle_gym.tools.table import TOOL_NAMES, TOOLS, ToolContext, ToolOutcome
 
 __all__ = [
-    "TOOL_HELP",
     "TOOLS",
+    "TOOL_HELP",
     "TOOL_NAMES",
     "ActionError",
     "FileToolError",

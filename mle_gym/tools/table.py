@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mle_gym.sandbox.base import Sandbox
-from mle_gym.tools.editor import create, insert, str_replace, view
 from mle_gym.tools.bash import describe_result, run_bash
+from mle_gym.tools.editor import create, insert, str_replace, view
 
 #: The tool a plain-string action calls.
 PLAIN_TOOL = "bash"
