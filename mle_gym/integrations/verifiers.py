@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import inspect
 import json
 import signal
 import sys
@@ -49,7 +48,8 @@ except ImportError as exc:  # verifiers < 0.4 has no v1 API
 import mle_gym
 from mle_gym.integrations.episode import EPISODE_OVER, task_prompt
 from mle_gym.tools.actions import ActionError
-from mle_gym.tools.table import TOOLS, Arg, Tool
+from mle_gym.tools.signatures import python_type, tool_method
+from mle_gym.tools.table import TOOLS, Arg
 
 #: The id verifiers loads this taskset (and its harness) by.
 TASKSET_ID = "mle_gym_verifiers"
@@ -153,38 +153,19 @@ class MLEGymToolset(vf.Toolset[vf.ToolsetConfig, MLEGymState]):
             return str(obs)
 
 
-def _annotation(arg: Arg) -> Any:
-    """The Python type MCP reads an argument's JSON schema from, with its description."""
-    kind = arg.type if isinstance(arg.type, type) else list[int]  # view_range: [start, end]
-    return Annotated[kind if arg.required else kind | None, Field(description=arg.description)]
+def _described(arg: Arg) -> Any:
+    """An argument's type with its description, which MCP puts in the tool's schema."""
+    return Annotated[python_type(arg), Field(description=arg.description)]
 
 
-def _tool_method(tool: Tool) -> Any:
-    """The toolset's MCP tool for `tool`: its name, description and signature are the
-    table's (verifiers advertises a tool by its method's signature and docstring)."""
-
-    async def call(self: MLEGymToolset, **arguments: Any) -> str:
-        return await self._act(tool.name, **arguments)
-
-    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    params += [
-        inspect.Parameter(
-            name,
-            inspect.Parameter.KEYWORD_ONLY,
-            annotation=_annotation(arg),
-            default=inspect.Parameter.empty if arg.required else None,
-        )
-        for name, arg in tool.args.items()
-    ]
-    signature = inspect.Signature(params, return_annotation=str)
-    call.__signature__ = signature  # type: ignore[attr-defined]
-    call.__name__ = call.__qualname__ = tool.name
-    call.__doc__ = tool.description
-    return vf.tool(call)
+async def _forward(toolset: MLEGymToolset, tool: str, arguments: dict[str, Any]) -> str:
+    return await toolset._act(tool, **arguments)
 
 
+# The toolset's MCP tools: verifiers advertises each by its method's name, signature and
+# docstring, all written from mle_gym's table of tools.
 for _tool in TOOLS.values():
-    setattr(MLEGymToolset, _tool.name, _tool_method(_tool))
+    setattr(MLEGymToolset, _tool.name, vf.tool(tool_method(_tool, _forward, annotate=_described)))
 
 
 def _exit(*_args: object) -> None:
