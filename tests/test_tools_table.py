@@ -3,6 +3,7 @@ dispatch are all derived from it, and the manual reads as it always did."""
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 import mle_gym
 from mle_gym.tools import TOOL_HELP, TOOLS, ToolContext, ToolOutcome
 from mle_gym.tools.help import tools_manual
+from mle_gym.tools.signatures import tool_method
 from tests.conftest import require_bwrap
 
 #: The manual as agents have read it in every first observation so far (captured once):
@@ -102,3 +104,33 @@ def test_the_env_steps_through_the_table(
         assert ctx.check_submission()[1].startswith("No submission yet")
         observation, *_ = env.step("echo hi")  # the other tools run as before
         assert observation == "hi"
+
+
+def test_tool_methods_take_the_tables_arguments() -> None:
+    """The methods verifiers and TRL read tools from have the table's parameters and
+    forward what they are given, positionally or by name."""
+    class Adapter:
+        pass
+
+    calls = []
+    for name, tool in TOOLS.items():
+        method = tool_method(tool, lambda *call: calls.append(call))
+        setattr(Adapter, name, method)
+        params = inspect.signature(method).parameters
+        assert list(params) == ["self", *tool.args]
+        assert [p for p in params if params[p].default is inspect.Parameter.empty] == [
+            "self",
+            *(a for a, spec in tool.args.items() if spec.required),
+        ]
+    adapter = Adapter()
+    adapter.view("/home", view_range=[1, 2])
+    adapter.insert("/a", 0, new_str="x")
+    adapter.submit()
+    assert [c[1:] for c in calls] == [
+        ("view", {"path": "/home", "view_range": [1, 2]}),
+        ("insert", {"path": "/a", "insert_line": 0, "new_str": "x"}),
+        ("submit", {}),
+    ]
+    assert all(c[0] is adapter for c in calls)
+    with pytest.raises(TypeError):
+        adapter.bash()
