@@ -1,4 +1,4 @@
-"""The agent's actions, as functions over a sandbox."""
+"""The agent's actions: one table of tools (table.py), each run over a sandbox."""
 
 from mle_gym.tools.actions import ActionError, ToolCall, parse_action
 from mle_gym.tools.files import FileToolError, copy_out
