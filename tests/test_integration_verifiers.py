@@ -99,8 +99,11 @@ def test_rollout_is_a_graded_episode(
     for name, function in ours.items():  # the model sees mle_gym's own tools
         assert advertised[name]["description"] == function["description"]
         parameters = advertised[name]["parameters"]
-        assert set(parameters.get("properties", {})) == set(function["parameters"]["properties"])
+        properties = function["parameters"]["properties"]
+        assert set(parameters.get("properties", {})) == set(properties)
         assert sorted(parameters.get("required", [])) == sorted(function["parameters"]["required"])
+        for arg, schema in properties.items():  # signatures from the same table of tools
+            assert parameters["properties"][arg]["description"] == schema["description"]
     assert "/home/submission/submission.csv" in first["messages"][-1]["content"]
     assert trace.stop_condition == "episode_over"
     assert trace.metrics == {

@@ -157,6 +157,16 @@ def test_checkpoints_import_only_the_sandbox_layer(forbidden: str) -> None:
     assert _offending("checkpoints", (forbidden,)) == []
 
 
+@pytest.mark.parametrize(
+    "forbidden",
+    ["mle_gym.envs", "mle_gym.integrations", "mle_gym.harness", "mle_gym.grading", "gymnasium"],
+)
+def test_tools_import_no_layer_above(forbidden: str) -> None:
+    """The table of tools runs over a sandbox and a context the env gives it: adapters and
+    the env read the table, never the other way round."""
+    assert _offending("tools", (forbidden,)) == []
+
+
 def test_the_scan_finds_an_import_inside_a_function() -> None:
     """The check above would pass vacuously if the scanner missed nested imports."""
     found = _imported_modules(PACKAGE / "competitions" / "catalog")

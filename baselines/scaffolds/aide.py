@@ -44,7 +44,7 @@ from mle_gym_baselines.llm_agent.client import EndpointError, unreachable
 from mle_gym_baselines.llm_agent.endpoint import Endpoint
 from mle_gym_baselines.llm_agent.retry import RetryPolicy
 from mle_gym_baselines.llm_agent.usage import CallRecord, Usage
-from mle_gym_baselines.scaffolds.common import task_statement
+from mle_gym_baselines.scaffolds.common import task_prompt
 from mle_gym.inversion import Bridge, EpisodeEnded, InvertedPolicy
 from mle_gym.tools.actions import ActionError
 from mle_gym.tools.schemas import decode_json
@@ -270,7 +270,7 @@ class _Episode:
         self.runs = 0
         self.file_name = cfg.exec.agent_file_name
         self.task = (
-            f"{task_statement(bridge.first.observation)}\n\n"
+            f"{task_prompt(bridge.first.info)}\n\n"
             "In this run your code reads the data from ./input and writes the submission to "
             "./working/submission.csv; the best solution's file is then submitted for you."
         )

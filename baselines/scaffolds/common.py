@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-# The env's first observation without its tool manual: a scaffold brings its own tools.
-from mle_gym.integrations.episode import task_statement
+# The task and budget from reset()'s info, without the tool manual: a scaffold brings its
+# own tools.
+from mle_gym.integrations.episode import task_prompt
 
-__all__ = ["VALIDATE_HINT", "VALIDATE_SIGNAL", "is_signal", "task_statement"]
+__all__ = ["VALIDATE_HINT", "VALIDATE_SIGNAL", "is_signal", "task_prompt"]
 
 #: A bash-only scaffold checks the submission's format by running `echo MLE_GYM_VALIDATE`.
 VALIDATE_SIGNAL = "MLE_GYM_VALIDATE"

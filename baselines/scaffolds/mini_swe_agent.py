@@ -17,7 +17,12 @@ from typing import Any
 
 from mle_gym_baselines.llm_agent.endpoint import Endpoint
 from mle_gym_baselines.llm_agent.retry import RetryPolicy
-from mle_gym_baselines.scaffolds.common import VALIDATE_HINT, VALIDATE_SIGNAL, is_signal, task_statement
+from mle_gym_baselines.scaffolds.common import (
+    VALIDATE_HINT,
+    VALIDATE_SIGNAL,
+    is_signal,
+    task_prompt,
+)
 from mle_gym_baselines.scaffolds.model_json import decode_errors_as_json_errors
 from mle_gym.inversion import Bridge, EpisodeEnded, InvertedPolicy
 
@@ -162,7 +167,7 @@ class MiniSweAgentPolicy(InvertedPolicy):
         agent_config = {k: v for k, v in self.config.get("agent", {}).items() if k != "mode"}
         environment = GymEnvironment(bridge, **self.config.get("environment", {}))
         self.agent = DefaultAgent(model, environment, **agent_config)
-        self.agent.run(f"{task_statement(bridge.first.observation)}\n\n{VALIDATE_HINT}")
+        self.agent.run(f"{task_prompt(bridge.first.info)}\n\n{VALIDATE_HINT}")
 
     @property
     def usage(self) -> dict[str, Any]:

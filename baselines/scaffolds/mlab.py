@@ -29,7 +29,7 @@ from mle_gym_baselines.llm_agent.client import ChatClient
 from mle_gym_baselines.llm_agent.endpoint import Endpoint
 from mle_gym_baselines.llm_agent.retry import RetryPolicy
 from mle_gym_baselines.llm_agent.usage import CallRecord, Usage
-from mle_gym_baselines.scaffolds.common import task_statement
+from mle_gym_baselines.scaffolds.common import task_prompt
 from mle_gym.inversion import Bridge, InvertedPolicy
 
 ENTRIES: dict[str, str] = {
@@ -285,7 +285,7 @@ class MlabPolicy(InvertedPolicy):
         actions = _Actions(bridge, self)
         head = (
             "You are a helpful research assistant. You have access to the following tools:\n"
-            f"{tools_prompt()}\n\nResearch Problem: {task_statement(bridge.first.observation)}"
+            f"{tools_prompt()}\n\nResearch Problem: {task_prompt(bridge.first.info)}"
             f"\n\nYour work directory is {actions.code}.\n\n{INSTRUCTIONS}\n\n"
             f"Always respond in this format exactly:\n{format_prompt()}\nObservation: \n```\n"
             "the result of the action\n```\n\n"

@@ -44,7 +44,7 @@ from mle_gym_baselines.scaffolds.common import (
     VALIDATE_HINT,
     VALIDATE_SIGNAL,
     is_signal,
-    task_statement,
+    task_prompt,
 )
 from mle_gym_baselines.scaffolds.model_json import decode_errors_as_json_errors
 from mle_gym.inversion import Bridge, InvertedPolicy
@@ -223,7 +223,7 @@ class OpenHandsPolicy(InvertedPolicy):
                     max_iteration_per_run=self.max_iterations,
                 )
                 self.conversation.send_message(
-                    f"{task_statement(bridge.first.observation)}\n\nWork in {code_dir}. "
+                    f"{task_prompt(bridge.first.info)}\n\nWork in {code_dir}. "
                     f"{VALIDATE_HINT} Call `finish` once the submission is written and valid."
                 )
                 self.conversation.run()

@@ -68,9 +68,16 @@ from mle_gym.sandbox.factory import BACKENDS, check_options, make_sandbox
 from mle_gym.sandbox.host_limits import MIB, concurrency, episode_limits
 from mle_gym.sandbox.scratch import discard, owned_dir
 from mle_gym.sandbox.teardown import attempt
-from mle_gym.tools import TOOL_HELP, ActionError, FileToolError, copy_out, editor, parse_action
+from mle_gym.tools import (
+    TOOLS,
+    ActionError,
+    FileToolError,
+    ToolContext,
+    copy_out,
+    parse_action,
+    tools_manual,
+)
 from mle_gym.tools.actions import CALL_ID
-from mle_gym.tools.bash import describe_result, run_bash
 from mle_gym.tools.runtime import runtime_versions
 
 log = logging.getLogger(__name__)
@@ -243,10 +250,20 @@ class CompetitionEnv(gym.Env):
         self._integrity = IntegrityLog(network=self.network)
         self._budget = GradingBudget(self.grading_cpu_budget)
         self._ending = False
-        task, manual = self._task(), self._manual()
+        task, tools, budget = self._task(), self._tools_manual(), self._budget_text()
+        manual = f"{tools}\n## Budget\n{budget}"
         self._last_observation = f"{task}\n{manual}"
         first = opening(manual, task) if self.observation_format == "messages" else None
-        return first or self._last_observation, self._info(exit_code=None, timed_out=False)
+        info = self._info(exit_code=None, timed_out=False)
+        info["task"] = task
+        info["tools_manual"] = tools
+        info["budget"] = {
+            "max_steps": self.max_steps,
+            "time_limit": self.time_limit,
+            "step_timeout": self.step_timeout,
+            "text": budget,
+        }
+        return first or self._last_observation, info
 
     def start(self, binds: Sequence[ReadOnlyBind] = (), writable_home: bool = False) -> None:
         """Start the episode's sandbox now, rather than on the first step (a no-op once
@@ -322,32 +339,9 @@ class CompetitionEnv(gym.Env):
         try:
             call = parse_action(action)
             tool = call.tool
-            if call.tool == "submit":
-                terminated = True
-                observation = "Submitted."
-            elif call.tool == "validate":
-                observation = self.check_submission()[1]
-            elif call.tool == "bash":
-                result = run_bash(
-                    self.sandbox,
-                    call.args["command"],
-                    self._command_timeout(),
-                    self.max_output_chars,
-                    log_name=f"step-{self._steps:05d}.log",
-                )
-                exit_code, timed_out = result.exit_code, result.timed_out
-                self._integrity.note_limits(timed_out, result.notes)
-                observation = describe_result(result)
-                if result.shell_restarted and self._mlebench_setup is not None:
-                    observation += self._mlebench_setup.reconnect(self.sandbox)
-                if result.shell_restarted and self._egress is not None:
-                    observation += self._egress.reconnect(self.sandbox)
-            elif call.tool == "view":
-                observation = editor.view(
-                    self.sandbox, **call.args, max_chars=self.max_output_chars
-                )
-            else:
-                observation = getattr(editor, call.tool)(self.sandbox, **call.args)
+            done = TOOLS[call.tool].run(self._tool_context(), **call.args)
+            observation, exit_code, timed_out = done.observation, done.exit_code, done.timed_out
+            terminated = done.ends_episode
         except ActionError as exc:
             observation = f"Invalid action: {exc}"
             if not self.malformed_action_costs_step:
@@ -392,6 +386,27 @@ class CompetitionEnv(gym.Env):
                 )
             self._done = True
         return self._observe(observation, tool, call_id), float(reward), terminated, truncated, info
+
+    def _tool_context(self) -> ToolContext:
+        """What this step's tool may use of the episode (tools/table.py)."""
+        return ToolContext(
+            sandbox=self.sandbox,
+            max_output_chars=self.max_output_chars,
+            command_timeout=self._command_timeout(),
+            log_name=f"step-{self._steps:05d}.log",
+            check_submission=self.check_submission,
+            note_limits=self._integrity.note_limits,
+            shell_restarted=self._reconnect,
+        )
+
+    def _reconnect(self) -> str:
+        """After a new shell: MLE-bench's endpoint and the egress proxy admit it again."""
+        note = ""
+        if self._mlebench_setup is not None:
+            note += self._mlebench_setup.reconnect(self.sandbox)
+        if self._egress is not None:
+            note += self._egress.reconnect(self.sandbox)
+        return note
 
     def interrupted_step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         """What a step cut short on the host (Ctrl-C) returns where a step must return
@@ -517,20 +532,18 @@ class CompetitionEnv(gym.Env):
             code_dir=p.code,
         )
 
-    def _manual(self) -> str:
-        """The tools' manual and the budget."""
-        p = self.sandbox.paths
-        submission_path = f"{p.submission}/{self.competition.submission.filename}"
-        tools = TOOL_HELP.replace("{logs_dir}", p.logs).replace(
-            "{submission_path}", submission_path
-        )
+    def _tools_manual(self) -> str:
+        """The tools' manual with this episode's paths (reset()'s info["tools_manual"])."""
+        return tools_manual(self.sandbox.paths.logs, self._submission_path())
+
+    def _budget_text(self) -> str:
+        """The budget as the agent reads it (reset()'s info["budget"]["text"])."""
         per_command = min(self.step_timeout, self.time_limit)
-        budget = (
-            f"## Budget\nAt most {self.max_steps} steps and {self.time_limit:,.0f} seconds; each "
+        return (
+            f"At most {self.max_steps} steps and {self.time_limit:,.0f} seconds; each "
             f"command may run for at most {per_command:,.0f} seconds. "
             f"{self._network_note()}\n"
         )
-        return f"{tools}\n{budget}"
 
     def _network_note(self) -> str:
         if self.network_policy is not None:

@@ -258,7 +258,7 @@ def run_harness(
             ) as gym_env,
             proxy,
         ):
-            gym_env.reset(seed=seed)
+            _, first = gym_env.reset(seed=seed)
             episode = gym_env.unwrapped
             episode.start(binds, writable_home=mlebench)
             proxy.validate = episode.check_submission
@@ -266,8 +266,8 @@ def run_harness(
             variables = _mlebench_variables(agent, env_kwargs.get("task"), harness_dir)
             extra = {**variables, **(env or {})}
             exit_code, cut = _run_in_sandbox(
-                episode, proxy, argv, port, harness_dir is not None, extra, deadline,
-                agent is not None,
+                episode, first["task"], proxy, argv, port, harness_dir is not None, extra,
+                deadline, agent is not None,
             )  # fmt: skip
             proxy.close()  # no more model calls, whatever is still running
             episode.sandbox.kill_processes()
@@ -312,6 +312,7 @@ def run_harness(
 
 def _run_in_sandbox(
     episode: Any,
+    statement: str,
     proxy: ModelProxy,
     command: str,
     port: int,
@@ -320,11 +321,11 @@ def _run_in_sandbox(
     deadline: float,
     agent_folder: bool = False,
 ) -> tuple[int | None, bool]:
-    """Write the task, start the relay, let the sandbox's agent (and no one else) reach
-    the proxy, run the harness until it exits or the deadline."""
+    """Write the task (`statement`, reset()'s info["task"]), start the relay, let the
+    sandbox's agent (and no one else) reach the proxy, run the harness until it exits or
+    the deadline."""
     sandbox = episode.sandbox
     paths = sandbox.paths
-    statement = episode.statement()
     submission = f"{paths.submission}/{episode.competition.submission.filename}"
     task = harness_task(
         statement, submission, episode.time_limit, proxy.max_requests, proxy.max_validations

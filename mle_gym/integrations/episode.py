@@ -1,5 +1,5 @@
-"""What every hub adapter keeps of an episode, with no framework imported: the task statement
-a chat prompt shows, the grade an episode ends with, and one episode driven by tool calls.
+"""What every hub adapter keeps of an episode, with no framework imported: the task prompt
+a chat shows, the grade an episode ends with, and one episode driven by tool calls.
 
 The adapters (SkyRL, verifiers, NeMo-Gym, OpenEnv) differ in how a trainer reaches the env
 (text tags, MCP, HTTP endpoints, a WebSocket); the episode behind them is the same, so its
@@ -9,6 +9,7 @@ bookkeeping lives here once.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
@@ -36,14 +37,11 @@ MAKE_OPTIONS = (
 )
 
 
-def task_statement(observation: str) -> str:
-    """The env's first observation without its text manual of dict actions: a chat prompt
-    gives the tools as function schemas instead."""
-    head, found, rest = observation.partition("\n## Tools\n")
-    if not found:
-        return observation
-    _, found, budget = rest.partition("\n## Budget\n")
-    return f"{head.rstrip()}\n\n## Budget\n{budget}" if found else head.rstrip()
+def task_prompt(info: Mapping[str, Any]) -> str:
+    """What a chat prompt gives a model of the task, from reset()'s `info`: the task
+    statement and the budget, without the text manual of dict actions (a chat prompt gives
+    the tools as function schemas instead)."""
+    return f"{info['task'].rstrip()}\n\n## Budget\n{info['budget']['text']}"
 
 
 def grade(reward: float, report: dict[str, Any] | None) -> dict[str, Any]:
@@ -81,11 +79,11 @@ class ToolEpisode:
     def reset(self) -> str:
         """The task statement (cheap: the sandbox starts on the first tool call)."""
         with self._lock:
-            statement, _ = self.env.reset(seed=self.seed)
+            _, info = self.env.reset(seed=self.seed)
             self.steps = self.invalid_calls = 0
             self.done = self.truncated = False
             self.outcome, self.report, self.graded_submission = {}, None, None
-            return task_statement(statement)
+            return task_prompt(info)
 
     def call(self, name: str, arguments: str | dict[str, Any] | None) -> str:
         """Run one tool call and return what the model sees."""

@@ -36,6 +36,8 @@ from pydantic import Field
 import mle_gym
 from mle_gym.competitions import get_competition
 from mle_gym.integrations.episode import MAKE_OPTIONS, ToolEpisode
+from mle_gym.tools.signatures import tool_method
+from mle_gym.tools.table import TOOLS
 
 ENV_NAME = "mle_gym"
 
@@ -207,27 +209,6 @@ class MleGymToolEnv:
             self.reward = float(result.reward or 0.0)
         return result.observation.output
 
-    def bash(self, command: str) -> str:
-        return self._call("bash", command=command)
-
-    def view(self, path: str, view_range: list[int] | None = None) -> str:
-        return self._call("view", path=path, view_range=view_range)
-
-    def create(self, path: str, file_text: str) -> str:
-        return self._call("create", path=path, file_text=file_text)
-
-    def str_replace(self, path: str, old_str: str, new_str: str = "") -> str:
-        return self._call("str_replace", path=path, old_str=old_str, new_str=new_str)
-
-    def insert(self, path: str, insert_line: int, new_str: str) -> str:
-        return self._call("insert", path=path, insert_line=insert_line, new_str=new_str)
-
-    def validate(self) -> str:
-        return self._call("validate")
-
-    def submit(self) -> str:
-        return self._call("submit")
-
     def close(self) -> None:
         self.client.close()
 
@@ -242,9 +223,15 @@ def _docstring(schema: dict[str, Any]) -> str:
     return function["description"] + (f"\n\nArgs:{args}" if args else "")
 
 
-# The model sees the descriptions mle_gym gives its tools (`mle_gym.tool_schemas()`).
+def _forward(env: MleGymToolEnv, tool: str, arguments: dict[str, Any]) -> str:
+    return env._call(tool, **arguments)
+
+
+# The tools as methods, written from mle_gym's table of tools: TRL reads each one's schema
+# from its signature and docstring (the descriptions of `mle_gym.tool_schemas()`).
 for _schema in mle_gym.tool_schemas():
-    getattr(MleGymToolEnv, _schema["function"]["name"]).__doc__ = _docstring(_schema)
+    _name = _schema["function"]["name"]
+    setattr(MleGymToolEnv, _name, tool_method(TOOLS[_name], _forward, doc=_docstring(_schema)))
 
 
 def tool_environment(base_url: str) -> type[MleGymToolEnv]:

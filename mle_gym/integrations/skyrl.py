@@ -30,7 +30,7 @@ from omegaconf import DictConfig, OmegaConf
 from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput, ConversationType
 
 import mle_gym
-from mle_gym.integrations.episode import MAKE_OPTIONS, grade, task_statement
+from mle_gym.integrations.episode import MAKE_OPTIONS, grade, task_prompt
 from mle_gym.tools import ActionError
 from mle_gym.tools.schemas import decode_json
 
@@ -175,10 +175,10 @@ class MleGymTextEnv(BaseTextEnv):
         if isinstance(prompt, str):
             prompt = json.loads(prompt)
         self._clear()
-        statement, info = self.env.reset(seed=self.seed)
+        _, info = self.env.reset(seed=self.seed)
         messages = list(prompt or []) or [
             {"role": "system", "content": system_prompt()},
-            {"role": "user", "content": task_statement(statement)},
+            {"role": "user", "content": task_prompt(info)},
         ]
         return messages, {"competition_id": self.competition_id, "seed": info.get("seed")}
 

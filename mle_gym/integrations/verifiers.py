@@ -3,10 +3,12 @@
 verifiers 0.4 composes a rollout from a taskset (tasks, tools, scoring), a harness (the chat
 program the model runs in) and a runtime. Here:
 
-- `MLEGymTaskset` yields one task per seed: its prompt is `env.reset()`'s task statement
-  (lazy, so building tasks starts no sandbox).
+- `MLEGymTaskset` yields one task per seed: its prompt is the task statement and budget
+  from `env.reset()`'s info (lazy, so building tasks starts no sandbox); the tools come as
+  MCP tools, not as the text manual.
 - `MLEGymToolset` is a per-rollout MCP tool server (`Task.toolsets`) that owns that rollout's
-  own env: its tools are the env's tools, each call goes through
+  own env: its tools are the env's tools (their names, descriptions and signatures come
+  from mle_gym's table of tools), each call goes through
   `mle_gym.action_from_tool_call` to `env.step`. At submit (or when the step/time budget is
   spent) the grade goes into the rollout's shared `MLEGymState` and the env is closed; a
   `@vf.stop` then ends the rollout before the next model call.
@@ -27,7 +29,7 @@ import hashlib
 import json
 import signal
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import gymnasium as gym
 from pydantic import Field
@@ -44,8 +46,10 @@ except ImportError as exc:  # verifiers < 0.4 has no v1 API
     ) from exc
 
 import mle_gym
-from mle_gym.integrations.episode import EPISODE_OVER
-from mle_gym.tools.actions import TOOLS, ActionError
+from mle_gym.integrations.episode import EPISODE_OVER, task_prompt
+from mle_gym.tools.actions import ActionError
+from mle_gym.tools.signatures import python_type, tool_method
+from mle_gym.tools.table import TOOLS, Arg
 
 #: The id verifiers loads this taskset (and its harness) by.
 TASKSET_ID = "mle_gym_verifiers"
@@ -148,38 +152,20 @@ class MLEGymToolset(vf.Toolset[vf.ToolsetConfig, MLEGymState]):
                 await asyncio.to_thread(self._close)
             return str(obs)
 
-    @vf.tool
-    async def bash(self, command: str) -> str:
-        return await self._act("bash", command=command)
 
-    @vf.tool
-    async def view(self, path: str, view_range: list[int] | None = None) -> str:
-        return await self._act("view", path=path, view_range=view_range)
-
-    @vf.tool
-    async def create(self, path: str, file_text: str) -> str:
-        return await self._act("create", path=path, file_text=file_text)
-
-    @vf.tool
-    async def str_replace(self, path: str, old_str: str, new_str: str | None = None) -> str:
-        return await self._act("str_replace", path=path, old_str=old_str, new_str=new_str)
-
-    @vf.tool
-    async def insert(self, path: str, insert_line: int, new_str: str) -> str:
-        return await self._act("insert", path=path, insert_line=insert_line, new_str=new_str)
-
-    @vf.tool
-    async def validate(self) -> str:
-        return await self._act("validate")
-
-    @vf.tool
-    async def submit(self) -> str:
-        return await self._act("submit")
+def _described(arg: Arg) -> Any:
+    """An argument's type with its description, which MCP puts in the tool's schema."""
+    return Annotated[python_type(arg), Field(description=arg.description)]
 
 
-# The model sees the descriptions mle_gym gives its tools (`mle_gym.tool_schemas()`).
-for _name, _tool in TOOLS.items():
-    getattr(MLEGymToolset, _name).__doc__ = _tool.description
+async def _forward(toolset: MLEGymToolset, tool: str, arguments: dict[str, Any]) -> str:
+    return await toolset._act(tool, **arguments)
+
+
+# The toolset's MCP tools: verifiers advertises each by its method's name, signature and
+# docstring, all written from mle_gym's table of tools.
+for _tool in TOOLS.values():
+    setattr(MLEGymToolset, _tool.name, vf.tool(tool_method(_tool, _forward, annotate=_described)))
 
 
 def _exit(*_args: object) -> None:
@@ -256,7 +242,7 @@ class MLEGymTaskset(vf.Taskset[MLEGymTask, MLEGymTasksetConfig]):
         if not rows:
             return []
         with make_env(rows[0]) as env:  # reset is lazy: no sandbox starts here
-            prompts = [env.reset(seed=row.seed)[0] for row in rows]
+            prompts = [task_prompt(env.reset(seed=row.seed)[1]) for row in rows]
         return [
             MLEGymTask(row.model_copy(update={"prompt": prompt}), cfg.task)
             for row, prompt in zip(rows, prompts, strict=True)

@@ -1,21 +1,49 @@
-"""The short manual of the agent's tools, shown at the start of every episode."""
+"""The short manual of the agent's tools, shown at the start of every episode, written from
+the table of tools: one entry per tool, its call example built from its arguments."""
 
-TOOL_HELP = """\
-## Tools
-Every step is one action:
-- a plain string, or {"tool": "bash", "command": "..."}: run a bash command in a persistent
-  shell (working directory, variables and background jobs carry over between steps). Each
-  command has a time limit; long output is cut to its head and tail, and the whole output is
-  kept in a log file under {logs_dir}.
-- {"tool": "view", "path": "/abs/path", "view_range": [start, end]}: show a file with line
-  numbers (view_range optional, end -1 = to the end), or list a directory.
-- {"tool": "create", "path": "/abs/path", "file_text": "..."}: create a new file.
-- {"tool": "str_replace", "path": "/abs/path", "old_str": "...", "new_str": "..."}: replace
-  text that occurs exactly once in a file.
-- {"tool": "insert", "path": "/abs/path", "insert_line": N, "new_str": "..."}: insert text
-  after line N (0 = at the top).
-- {"tool": "validate"}: check the format of {submission_path} (it does not reveal a score).
-- {"tool": "submit"}: end the episode and grade {submission_path}.
-The episode also ends when the step or time budget runs out; the submission present then is
-graded.
-"""
+from __future__ import annotations
+
+import textwrap
+
+from mle_gym.tools.table import PLAIN_TOOL, TOOLS, Tool
+
+#: The manual's heading; adapters read the manual from reset()'s info, never by this heading.
+HEADING = "## Tools"
+_WIDTH = 92
+
+
+def _call_example(tool: Tool) -> str:
+    args = "".join(f', "{name}": {arg.example}' for name, arg in tool.args.items())
+    example = f'{{"tool": "{tool.name}"{args}}}'
+    return f"a plain string, or {example}" if tool.name == PLAIN_TOOL else example
+
+
+def _entry(tool: Tool) -> str:
+    return textwrap.fill(
+        f"{_call_example(tool)}: {tool.manual}",
+        width=_WIDTH,
+        initial_indent="- ",
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+def _manual() -> str:
+    entries = "\n".join(_entry(tool) for tool in TOOLS.values())
+    ending = textwrap.fill(
+        "The episode also ends when the step or time budget runs out; the submission present "
+        "then is graded.",
+        width=_WIDTH,
+    )
+    return f"{HEADING}\nEvery step is one action:\n{entries}\n{ending}\n"
+
+
+#: The manual with the placeholders {logs_dir} and {submission_path}, which `tools_manual`
+#: fills with an episode's paths.
+TOOL_HELP = _manual()
+
+
+def tools_manual(logs_dir: str, submission_path: str) -> str:
+    """The manual as an episode shows it: with its logs folder and submission file."""
+    return TOOL_HELP.replace("{logs_dir}", logs_dir).replace("{submission_path}", submission_path)

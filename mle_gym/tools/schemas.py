@@ -1,8 +1,8 @@
 """The tools as OpenAI function schemas, and a model's tool call back into an env action.
 
 Trainers and scaffolds hand these schemas to a model and feed its calls to `env.step`;
-both are generated from `mle_gym.tools.actions.TOOLS`, so they cannot drift from what the
-env accepts.
+both are generated from the table of tools (`mle_gym.tools.table.TOOLS`), so they cannot
+drift from what the env accepts.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from mle_gym.tools.actions import CALL_ID, TOOLS, ActionError, Arg, parse_action
+from mle_gym.tools.actions import CALL_ID, ActionError, parse_action
+from mle_gym.tools.table import TOOLS, Arg
 
 
 def _json_type(arg: Arg) -> dict[str, Any]:
