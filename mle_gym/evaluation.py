@@ -16,14 +16,11 @@ from typing import Any
 
 from mle_gym.competitions import get_competition
 from mle_gym.data.cache import CompetitionDirs, NotPrepared
+from mle_gym.envs.snapshot_index import INDEX_FILE
 from mle_gym.grading.bounded import GradingLimits, grade_bounded
 from mle_gym.grading.budget import GradingBudget
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.rewards import REWARD_MODES
-
-#: The snapshot folder's index (mle_gym.envs.snapshots.INDEX_FILE; not imported, so that
-#: grading a file off the env loads no env code).
-SNAPSHOT_INDEX = "snapshots.json"
 
 
 def evaluate(
@@ -81,7 +78,7 @@ def evaluate_snapshots(
         index, folder = snapshots, Path(snapshots["dir"])
     else:
         folder = Path(snapshots)
-        index = json.loads((folder / SNAPSHOT_INDEX).read_text())
+        index = json.loads((folder / INDEX_FILE).read_text())
     left = index.get("grading_budget")
     budget = GradingBudget.from_dict(left) if left else None
     graded = []

@@ -107,3 +107,24 @@ def test_the_envs_are_registered_in_either_import_order(imports: str) -> None:
     from mle_gym.competitions import all_competitions
 
     assert int(count) == len(all_competitions()) and env_id == "mle/spaceship-titanic-v0"
+
+
+@pytest.mark.parametrize(
+    ("module", "heavy"),
+    [
+        ("mle_gym.evaluation", ("gymnasium", "mle_gym.sandbox", "mle_gym.envs.snapshots")),
+        ("mle_gym.export.harbor", ("docker", "mle_gym.sandbox.image")),
+    ],
+)
+def test_shared_names_come_without_their_owners_weight(module: str, heavy: tuple[str, ...]) -> None:
+    """The snapshot index's file name and the default image's tag are imported, not copied,
+    from modules light enough that grading a file off the env, or exporting Harbor tasks,
+    loads no env, sandbox or Docker SDK for them."""
+    script = (
+        f"import json, sys\nimport {module}\n"
+        f"print(json.dumps([m for m in {list(heavy)!r} if m in sys.modules]))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []

@@ -11,7 +11,7 @@ from typing import Any
 import gymnasium as gym
 
 from mle_gym.batch.store import CODE_DIR, NETWORK_LOG, SNAPSHOTS_DIR
-from mle_gym.evaluation import SNAPSHOT_INDEX
+from mle_gym.envs.snapshot_index import INDEX_FILE as SNAPSHOT_INDEX
 
 
 class TrajectoryRecorder(gym.Wrapper):
