@@ -128,3 +128,15 @@ def test_shared_names_come_without_their_owners_weight(module: str, heavy: tuple
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
     )
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+def test_the_batch_verb_writes_its_report_through_the_library() -> None:
+    """`mle-gym run` keeps the run's report with `mle_gym.analysis.report`, not by reaching
+    into another verb's module (the report verb only parses options and renders)."""
+    found = _imported_modules(PACKAGE / "cli")
+    assert any(w.startswith("mle_gym/cli/batch.py") for w, _ in found)
+    assert [
+        f"{where} imports {name}"
+        for where, name in found
+        if where.startswith("mle_gym/cli/batch.py") and name.startswith("mle_gym.cli.report")
+    ] == []
