@@ -72,7 +72,7 @@ def build_report(
     pass_k: Sequence[int] | None = None,
     published: bool = False,
     leaderboard: str = LATEST,
-    mlebench_run: Path | None = None,
+    mlebench_run: str | os.PathLike | None = None,
     over_time: bool = False,
     times: Sequence[float] | None = None,
     episodes: bool = False,
@@ -83,8 +83,8 @@ def build_report(
     figure as if each episode had stopped after that many seconds. `pass_k`: the k of
     pass@k. `published`: compare with the `leaderboard` version of MLE-bench's published
     rows. `mlebench_run`: a parity run made by MLE-bench's harness (its run group folder or
-    submissions JSONL). `over_time`: score over time at `times` (seconds; default the
-    run's budget's round hours), up to `at`. `episodes`: one row per episode.
+    submissions JSONL). `over_time`: score over time at `times` (seconds; default 1, 2, 4,
+    8, 12 and 24 h within the run's budget), up to `at`. `episodes`: one row per episode.
     """
     roots = (
         [Path(run_dirs)] if isinstance(run_dirs, str | os.PathLike) else [Path(p) for p in run_dirs]
