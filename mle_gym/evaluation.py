@@ -20,10 +20,7 @@ from mle_gym.grading.bounded import GradingLimits, grade_bounded
 from mle_gym.grading.budget import GradingBudget
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.rewards import REWARD_MODES
-
-#: The snapshot folder's index (mle_gym.envs.snapshots.INDEX_FILE; not imported, so that
-#: grading a file off the env loads no env code).
-SNAPSHOT_INDEX = "snapshots.json"
+from mle_gym.runs.layout import SNAPSHOT_INDEX
 
 
 def evaluate(

@@ -69,7 +69,10 @@ def test_a_package_named_baselines_elsewhere_still_imports(tmp_path: Path) -> No
     (elsewhere / "baselines" / "__init__.py").write_text("")
     work = tmp_path / "work"
     work.mkdir()
-    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYTHONPATH": str(elsewhere)}
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        "PYTHONPATH": str(elsewhere),
+    }
     done = subprocess.run(
         [sys.executable, "-c", OTHERS],
         cwd=work,

@@ -243,3 +243,36 @@ def test_the_envs_are_registered_in_either_import_order(imports: str) -> None:
     from mle_gym.competitions import all_competitions
 
     assert int(count) == len(all_competitions()) and env_id == "mle/spaceship-titanic-v0"
+
+
+@pytest.mark.parametrize(
+    ("module", "heavy"),
+    [
+        ("mle_gym.evaluation", ("gymnasium", "mle_gym.sandbox", "mle_gym.envs.snapshots")),
+        ("mle_gym.export.harbor", ("docker", "mle_gym.sandbox.image")),
+    ],
+)
+def test_shared_names_come_without_their_owners_weight(module: str, heavy: tuple[str, ...]) -> None:
+    """The snapshot index's file name and the default image's tag are imported, not copied,
+    from modules light enough that grading a file off the env, or exporting Harbor tasks,
+    loads no env, sandbox or Docker SDK for them."""
+    script = (
+        f"import json, sys\nimport {module}\n"
+        f"print(json.dumps([m for m in {list(heavy)!r} if m in sys.modules]))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+def test_the_batch_verb_writes_its_report_through_the_library() -> None:
+    """`mle-gym run` keeps the run's report with `mle_gym.analysis.report`, not by reaching
+    into another verb's module (the report verb only parses options and renders)."""
+    found = _imported_modules(PACKAGE / "cli")
+    assert any(w.startswith("mle_gym/cli/batch.py") for w, _ in found)
+    assert [
+        f"{where} imports {name}"
+        for where, name in found
+        if where.startswith("mle_gym/cli/batch.py") and name.startswith("mle_gym.cli.report")
+    ] == []

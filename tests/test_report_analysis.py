@@ -493,7 +493,7 @@ def test_regrade_restores_the_installed_graders_verdict_and_keeps_the_old(
     before = _report(run_dir, report_home)["competitions"][SPACESHIP]["any_medal"]["mean"]
     assert before == pytest.approx(2 / 3)
 
-    shown = " ".join(mle_gym("report", str(run_dir), "--regrade", home=report_home).stdout.split())
+    shown = " ".join(mle_gym("regrade", str(run_dir), home=report_home).stdout.split())
     assert f"regraded {SPACESHIP}/seed-0: score 0.5 -> {true['score']!r}" in shown
     assert "gold_medal False -> True" in shown and "any_medal False -> True" in shown
     assert "regrade: 1 verdict(s) changed, 6 unchanged, 1 not regraded" in shown
@@ -507,9 +507,13 @@ def test_regrade_restores_the_installed_graders_verdict_and_keeps_the_old(
     assert json.loads(log.read_text())["skipped"] == {f"{SPACESHIP}/seed-3": "not graded (failed)"}
     after = json.loads((run_dir / "report.json").read_text())
     assert after["competitions"][SPACESHIP]["any_medal"]["mean"] == 1.0
-    # a second regrade finds nothing to change
-    again = _report(run_dir, report_home, "--regrade")["regrade"]
+    # a second regrade finds nothing to change; `report --regrade` still regrades, with a note
+    old_way = mle_gym("report", str(run_dir), "--json", "--regrade", home=report_home)
+    again = json.loads(old_way.stdout)["regrade"]
     assert again["changed"] == [] and again["unchanged"] == 7
+    (note,) = old_way.stderr.splitlines()
+    assert note.startswith("note: `mle-gym report --regrade` is deprecated"), note
+    assert f"mle-gym regrade {run_dir}" in note, note
 
 
 def _pixels_of(image: object, colour: str) -> int:

@@ -109,6 +109,7 @@ def test_the_env_steps_through_the_table(
 def test_tool_methods_take_the_tables_arguments() -> None:
     """The methods verifiers and TRL read tools from have the table's parameters and
     forward what they are given, positionally or by name."""
+
     class Adapter:
         pass
 

@@ -156,6 +156,13 @@ def into_answers(entries: list[tuple[str, str]], answer_dirs: Iterable[Path]) ->
     ]
 
 
+def private_dir(comp: Any) -> Path:
+    """A prepared competition's answers, for grading submissions made elsewhere."""
+    from mle_gym.data import require_prepared
+
+    return require_prepared(comp.id, auto=False).private
+
+
 def grade_submissions(entries: list[tuple[str, str]], private_dir_of: Any) -> dict[str, Any]:
     """Grade each (competition, path) as MLE-bench's `grade_jsonl` does: a path that is not a
     .csv file counts as no submission. Each grade runs bounded, as the env's (the files may be

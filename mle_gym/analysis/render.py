@@ -1,10 +1,12 @@
-"""A run's summary as a rich table, JSON or CSV, its header, and the report files of a run."""
+"""A run's summary as a rich table, JSON or CSV, its header, the report's other tables
+(pass@k, published, parity, episodes, cost), and the report files of a run."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ from rich.table import Table
 
 from mle_gym.analysis.aggregate import FIGURES, RULES, Estimate, Row, RunSummary
 from mle_gym.runs.jsonfile import write_json
+from mle_gym.runs.store import EpisodeRecord
 
 REPORT_JSON = "report.json"
 REPORT_CSV = "report.csv"
@@ -280,6 +283,32 @@ def parity_table(data: dict) -> tuple[Table, list[str]]:
                 f"mle_gym {item['mle_gym']!r}"
             )
     return table, notes
+
+
+def episodes_table(records: Sequence[EpisodeRecord]) -> Table:
+    """One row per attempted episode: its state, score, medal (gold, silver, bronze or none)
+    and normalised score."""
+    from mle_gym.grading.report import medal_name
+
+    table = Table(title="episodes")
+    table.add_column("competition", overflow="fold")
+    for name in ("seed", "state", "score", "medal", "normalised"):
+        table.add_column(name, justify="right" if name != "state" else "left")
+    for record in records:
+        report = record.report or {}
+        score = report.get("score")
+        normalised = report.get("normalized_score")
+        medal = medal_name(report) if record.state == "done" else ""
+        state = record.state if record.state != "done" or score is not None else "invalid"
+        table.add_row(
+            record.competition_id,
+            str(record.seed),
+            state,
+            "" if score is None else f"{score:g}",
+            medal,
+            "" if normalised is None else f"{normalised:.3f}",
+        )
+    return table
 
 
 def cost_table(summary: RunSummary) -> Table | None:

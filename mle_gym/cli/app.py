@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_parsers(sub)
     episodes.add_parsers(sub)
     report.add_report_parser(sub, SPLITS)
+    report.add_regrade_parser(sub)
     audit.add_audit_parser(sub)
     housekeeping.add_parsers(sub)
     runtime.add_parser(sub)  # after `run`, whose retry options it adds

@@ -60,11 +60,11 @@ def _batch_scheduler(args: argparse.Namespace, secrets: dict[str, Any]) -> Any:
 
 def cmd_batch(args: argparse.Namespace) -> int:
     from mle_gym.analysis.render import header_lines, to_table
+    from mle_gym.analysis.report import write_run_report
     from mle_gym.batch import BatchSpec, RunStore, run_batch
     from mle_gym.batch.progress import BatchProgress
     from mle_gym.batch.resources import with_limits
     from mle_gym.batch.runner import Terminated, preflight
-    from mle_gym.cli.report import write_run_report
 
     ids = _batch_competitions(args)
     env_kwargs = with_limits(env_kwargs_from(args), args.cpus_per_episode, args.memory_per_episode)
@@ -103,7 +103,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
         return stop.code if isinstance(stop, Terminated) else 130
     finally:
         if store.episodes.is_dir():
-            summary = write_run_report(run_dir)
+            summary = write_run_report(run_dir).summary
     for line in header_lines(summary):
         say(line, style="dim")
     console().print(to_table(summary, title=f"report: {plain(run_dir)}", width=console().width))

@@ -1,5 +1,7 @@
-"""`mle-gym report RUN` and `mle-gym grade --submissions FILE.jsonl`: runs read as MLE-bench
-reads them (splits, complete seeds, pass@k, published figures, its report format)."""
+"""`mle-gym report RUN`, `mle-gym regrade RUN` and `mle-gym grade --submissions FILE.jsonl`:
+runs read as MLE-bench reads them (splits, complete seeds, pass@k, published figures, its
+report format). The report itself is `mle_gym.analysis.report.build_report`; here are only
+its options and the choice of renderer (`mle_gym.analysis.report_render`)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.analysis.published import LATEST, LEADERBOARDS
-from mle_gym.cli.show import console, plain, say
-
-#: `--split` of `report` -> the row it names.
-ROW_OF_SPLIT = {"lite": "Low", "medium": "Medium", "high": "High", "all": "All"}
+from mle_gym.cli.show import console, note, say
 
 
 def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
@@ -82,8 +81,8 @@ def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
     p.add_argument(
         "--regrade",
         action="store_true",
-        help="grade every kept submission again with the installed grader (after a grader "
-        "fix); old reports are kept, and what changed is printed",
+        help="deprecated, goes in the next release: `mle-gym regrade RUN_DIR` first (it "
+        "rewrites the run), then the report",
     )
     p.add_argument(
         "--split",
@@ -103,6 +102,18 @@ def add_report_parser(sub: Any, splits: tuple[str, ...]) -> None:
 
     add_over_time_options(p)
     p.set_defaults(func=cmd_report)
+
+
+def add_regrade_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "regrade",
+        help="grade every kept submission of a batch run again with the installed grader "
+        "(after a grader fix): rewrites the run's verdicts and report, keeps the old reports, "
+        "and prints what changed",
+    )
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="the batch's --run-dir")
+    p.add_argument("--json", action="store_true", help="print what changed as JSON")
+    p.set_defaults(func=cmd_regrade)
 
 
 def add_grade_options(parser: argparse.ArgumentParser) -> None:
@@ -135,79 +146,6 @@ def rule_of(args: argparse.Namespace) -> str:
     return PAD_INCOMPLETE if getattr(args, "pad_incomplete", False) else COMPLETE_SEEDS
 
 
-def write_run_report(run_dir: Path) -> Any:
-    """Aggregate the run (default rule) and keep report.json and report.csv in it."""
-    from mle_gym.analysis.aggregate import aggregate
-    from mle_gym.analysis.integrity import run_integrity
-    from mle_gym.analysis.provenance import provenance_summary
-    from mle_gym.analysis.render import write_report_files
-    from mle_gym.runs.run import read_run
-
-    run = read_run(run_dir)
-    summary = aggregate(run)
-    extras = {"provenance": provenance_summary(run), "integrity": run_integrity(run)}
-    write_report_files(summary, Path(run_dir), extras)
-    return summary
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    from mle_gym.analysis.aggregate import aggregate
-    from mle_gym.runs.run import read_run
-
-    fmt = args.format or ("json" if args.json else "csv" if args.csv else "table")
-    if args.split and fmt != "mlebench":
-        command = shlex.join(
-            ["mle-gym", "report", str(args.run_dir), "--format", "mlebench", "--split", args.split]
-        )
-        raise ValueError(
-            f"--split chooses the row that --format mlebench exports; add --format mlebench: "
-            f"{command}"
-        )
-    if args.other_runs:
-        return _print_side_by_side(args, fmt)
-    run = read_run(args.run_dir)
-    regraded = None
-    if args.regrade:
-        from mle_gym.analysis.regrade import regrade_run
-
-        regraded = regrade_run(run)
-        run = read_run(args.run_dir)  # the new verdicts
-        write_run_report(args.run_dir)
-        if fmt == "table":
-            _print_regrade(regraded)
-    if args.over_time:
-        from mle_gym.cli.over_time import print_over_time
-
-        print_over_time(args, run, rule_of(args), as_json=fmt == "json")
-        return 0
-    if args.at is not None:  # the whole report as if every episode had stopped then
-        from dataclasses import replace
-
-        from mle_gym.analysis.over_time import records_at
-
-        run = replace(run, records=tuple(records_at(run.records, run.root, args.at)))
-    summary = aggregate(run, rule_of(args))
-    if fmt == "mlebench":
-        return _print_mlebench(run, summary, args.split)
-    extras = _extras(run, summary, args)
-    if regraded is not None:
-        extras["regrade"] = regraded
-    if args.html:
-        _write_html(run, summary, extras, args.html, args)
-    if fmt == "json":
-        data = {**summary.to_dict(), **extras}
-        if args.episodes:
-            data["episode_rows"] = [_episode_json(r) for r in run.records]
-        print(json.dumps(data, indent=2))
-    elif fmt == "csv":
-        from mle_gym.analysis.render import to_csv
-
-        sys.stdout.write(to_csv(summary))
-    else:
-        _print_tables(run, summary, extras, args)
-    return 0
-
-
 #: Options that read one run only; refused when several runs are named.
 ONE_RUN_OPTIONS = (
     "episodes",
@@ -222,164 +160,119 @@ ONE_RUN_OPTIONS = (
 )
 
 
-def _print_side_by_side(args: argparse.Namespace, fmt: str) -> int:
-    from mle_gym.analysis.aggregate import aggregate
-    from mle_gym.analysis.compare_runs import Column, comparison_table
-    from mle_gym.runs.run import read_run
+def cmd_report(args: argparse.Namespace) -> int:
+    from mle_gym.analysis import report_render as render
+    from mle_gym.analysis.report import build_report
+
+    fmt = args.format or ("json" if args.json else "csv" if args.csv else "table")
+    if args.split and fmt != "mlebench":
+        command = shlex.join(
+            ["mle-gym", "report", str(args.run_dir), "--format", "mlebench", "--split", args.split]
+        )
+        raise ValueError(
+            f"--split chooses the row that --format mlebench exports; add --format mlebench: "
+            f"{command}"
+        )
+    rule = rule_of(args)
+    if args.other_runs:
+        return _side_by_side(args, fmt, rule)
+    regraded = None
+    if args.regrade:
+        note(
+            "`mle-gym report --regrade` is deprecated and goes in the next release: run "
+            f"`mle-gym regrade {shlex.quote(str(args.run_dir))}`, then the report"
+        )
+        regraded = _regrade(args.run_dir)
+        if fmt == "table":
+            render.print_regrade(regraded, console())
+    if args.over_time:  # the whole run's curve (--at applies to the other views)
+        report = build_report(args.run_dir, rule=rule, over_time=True, times=args.times)
+        if fmt == "json":
+            print(render.over_time_json(report))
+        else:
+            render.print_over_time(report, console())
+        return 0
+    if fmt == "mlebench":
+        text, lines = render.to_mlebench(
+            build_report(args.run_dir, rule=rule, at=args.at), args.split
+        )
+        print(text)
+        print("\n".join(lines), file=sys.stderr)
+        return 0
+    report = build_report(
+        args.run_dir,
+        rule=rule,
+        at=args.at,
+        pass_k=_ks(args.pass_k),
+        published=args.compare == "published",
+        leaderboard=args.leaderboard,
+        mlebench_run=args.compare_mlebench_run,
+        over_time=args.html is not None,  # the page's curves
+        times=args.times,
+        episodes=args.episodes,
+    )
+    if regraded is not None:
+        from dataclasses import replace
+
+        report = replace(report, regrade=regraded)
+    if args.html:
+        args.html.write_text(render.to_html(report), encoding="utf-8")
+        print(f"HTML report written to {args.html}", file=sys.stderr)
+    if fmt == "json":
+        print(render.to_json(report))
+    elif fmt == "csv":
+        sys.stdout.write(render.to_csv(report))
+    else:
+        render.print_tables(report, console())
+    return 0
+
+
+def _side_by_side(args: argparse.Namespace, fmt: str, rule: str) -> int:
+    """Several runs' summaries in one table (or JSON); options of one run are refused."""
+    from mle_gym.analysis import report_render as render
+    from mle_gym.analysis.report import build_report
 
     given = [f"--{name.replace('_', '-')}" for name in ONE_RUN_OPTIONS if getattr(args, name)]
     if given or fmt not in ("table", "json"):
-        refused = ", ".join(given + ([f"--format {fmt}"] if fmt not in ("table", "json") else []))
-        raise ValueError(f"{refused}: reads one run; name one RUN_DIR for it")
-    rule = rule_of(args)
-    columns = []
-    for root in (args.run_dir, *args.other_runs):
-        run = read_run(root)
-        columns.append(Column(run, aggregate(run, rule)))
+        wrong = [f"--format {fmt}"] if fmt not in ("table", "json") else []
+        raise ValueError(f"{', '.join(given + wrong)}: reads one run; name one RUN_DIR for it")
+    report = build_report([args.run_dir, *args.other_runs], rule=rule)
     if fmt == "json":
-        print(json.dumps({"rule": rule, "runs": [c.to_dict() for c in columns]}, indent=2))
+        print(render.to_json(report))
+    else:
+        render.print_tables(report, console())
+    return 0
+
+
+def _ks(text: str | None) -> list[int] | None:
+    from mle_gym.analysis.passk import parse_ks
+
+    return parse_ks(text) if text else None
+
+
+def cmd_regrade(args: argparse.Namespace) -> int:
+    from mle_gym.analysis.report_render import print_regrade
+    from mle_gym.cli.show import next_steps
+
+    regraded = _regrade(args.run_dir)
+    if args.json:
+        print(json.dumps(regraded, indent=2))
         return 0
-    from mle_gym.analysis.render import header_lines
-
-    say(header_lines(columns[0].summary)[0], style="dim")
-    for column in columns:
-        for line in header_lines(column.summary)[1:]:
-            say(f"{column.label}: {line}", style="dim")
-    console().print(comparison_table(columns))
+    print_regrade(regraded, console())
+    report = f"mle-gym report {shlex.quote(str(args.run_dir))}"
+    next_steps([(report, "the run's report with the new verdicts")])
     return 0
 
 
-def _extras(run: Any, summary: Any, args: argparse.Namespace) -> dict[str, Any]:
-    from mle_gym.analysis.integrity import run_integrity
-    from mle_gym.analysis.provenance import provenance_summary
+def _regrade(run_dir: Path) -> dict[str, Any]:
+    """Regrade the run's kept submissions, then rewrite its report files; what changed."""
+    from mle_gym.analysis.regrade import regrade_run
+    from mle_gym.analysis.report import write_run_report
+    from mle_gym.runs.run import read_run
 
-    extras: dict[str, Any] = {
-        "provenance": provenance_summary(run),
-        "integrity": run_integrity(run),
-    }
-    if args.pass_k:
-        from mle_gym.analysis.passk import parse_ks, pass_table
-
-        extras["pass_at_k"] = pass_table(run, summary, parse_ks(args.pass_k))
-    if args.compare_mlebench_run is not None:
-        from mle_gym.analysis.parity import parity, read_mlebench_run
-
-        extras["mlebench_parity"] = parity(
-            run, read_mlebench_run(args.compare_mlebench_run), private_dir
-        )
-    if args.compare == "published":
-        from mle_gym.analysis.published import compare_published
-
-        extras["published"] = compare_published(run, summary, args.leaderboard)
-    return extras
-
-
-def _print_tables(run: Any, summary: Any, extras: dict[str, Any], args: argparse.Namespace) -> None:
-    """The rule and seed accounting, the figures, pass@k and published rows when asked,
-    the episodes when asked, then cost, provenance and integrity."""
-    from mle_gym.analysis.integrity import integrity_lines
-    from mle_gym.analysis.provenance import provenance_lines
-    from mle_gym.analysis.render import (
-        cost_table,
-        header_lines,
-        pass_k_table,
-        published_table,
-        to_table,
-    )
-
-    for line in header_lines(summary):
-        say(line, style="dim")
-    title = f"report: {plain(args.run_dir)}"
-    console().print(to_table(summary, title=title, width=console().width))
-    if "pass_at_k" in extras:
-        console().print(pass_k_table(extras["pass_at_k"]))
-    if "published" in extras:
-        table, notes = published_table(extras["published"])
-        console().print(table)
-        for note in notes:
-            say(note, style="yellow")
-    if "mlebench_parity" in extras:
-        from mle_gym.analysis.render import parity_table
-
-        table, notes = parity_table(extras["mlebench_parity"])
-        console().print(table)
-        for note in notes:
-            say(note, style="yellow" if note.startswith("differs") else "dim")
-    if args.episodes:
-        from mle_gym.cli import show
-
-        console().print(show.episodes_table(list(run.records)))
-    costs = cost_table(summary)
-    if costs is not None:
-        console().print(costs)
-    for line in provenance_lines(extras["provenance"]):
-        say(line, style="dim")
-    for line in integrity_lines(extras["integrity"]):
-        say(line, style="yellow" if line.startswith(("task differs", "warning")) else "dim")
-
-
-def _write_html(
-    run: Any, summary: Any, extras: dict[str, Any], path: Path, args: argparse.Namespace
-) -> None:
-    from mle_gym.analysis.html import html_report
-    from mle_gym.analysis.integrity import integrity_lines
-    from mle_gym.analysis.over_time import over_time, run_budget, time_points
-    from mle_gym.analysis.provenance import provenance_lines
-    from mle_gym.analysis.published import compare_published
-
-    published = extras.get("published") or compare_published(run, summary, args.leaderboard)
-    times = time_points(args.times, run_budget(run.root))
-    if args.at is not None:  # the run already stopped then
-        times = [t for t in times if t <= args.at]
-    page = html_report(
-        run,
-        summary,
-        published,
-        provenance_lines(extras["provenance"]),
-        title=f"mle-gym report: {run.root}",
-        integrity=integrity_lines(extras["integrity"]),
-        points=over_time(run, times, summary.rule),
-    )
-    path.write_text(page, encoding="utf-8")
-    print(f"HTML report written to {path}", file=sys.stderr)
-
-
-def _print_regrade(regraded: dict[str, Any]) -> None:
-    for episode in regraded["changed"]:
-        changes = ", ".join(
-            f"{name} {c['before']!r} -> {c['after']!r}" for name, c in episode["changes"].items()
-        )
-        say(f"regraded {episode['episode']}: {changes}", style="yellow")
-    say(
-        f"regrade: {len(regraded['changed'])} verdict(s) changed, {regraded['unchanged']} "
-        f"unchanged, {len(regraded['skipped'])} not regraded (never graded, or no kept "
-        f"submission); old reports kept as report.before-{regraded['regraded_at']}.json",
-        style="dim",
-    )
-
-
-def _print_mlebench(run: Any, summary: Any, split: str | None) -> int:
-    """MLE-bench's report on stdout, with the leaderboard's test-set disclosure (derived
-    from the counted episodes' integrity records) under `disclosure`; the disclosure as a
-    checkbox to paste on stderr."""
-    from mle_gym.analysis.disclosure import disclosure, disclosure_lines
-    from mle_gym.analysis.mlebench_format import counted_episodes, export_run
-
-    row = ROW_OF_SPLIT.get(split, split) if split else "overall"
-    counted = [
-        r for _c, _s, r in counted_episodes(run, summary, row) if r is not None and run.graded(r)
-    ]
-    claim = disclosure(counted)
-    print(json.dumps({**export_run(run, summary, row), "disclosure": claim}, indent=2))
-    print("\n".join(disclosure_lines(claim)), file=sys.stderr)
-    return 0
-
-
-def private_dir(comp: Any) -> Path:
-    """A prepared competition's answers, for grading submissions made elsewhere."""
-    from mle_gym.data import require_prepared
-
-    return require_prepared(comp.id, auto=False).private
+    regraded = regrade_run(read_run(run_dir))
+    write_run_report(run_dir)
+    return regraded
 
 
 def cmd_grade_submissions(args: argparse.Namespace) -> int:
@@ -387,6 +280,7 @@ def cmd_grade_submissions(args: argparse.Namespace) -> int:
     from mle_gym.analysis.mlebench_format import (
         grade_submissions,
         into_answers,
+        private_dir,
         read_submissions,
         report_file_name,
     )
@@ -415,17 +309,3 @@ def cmd_grade_submissions(args: argparse.Namespace) -> int:
         say(f"{key}: {value}")
     say(f"grading report written to {path}", style="dim")
     return 0
-
-
-def _episode_json(record: Any) -> dict[str, Any]:
-    grade = record.grade
-    keys = ("score", "valid_submission", "above_median", "any_medal", "normalized_score")
-    return {
-        "competition_id": record.competition_id,
-        "seed": record.seed,
-        "state": record.state,
-        "attempt": record.attempt,
-        **{key: grade[key] for key in keys},
-        "medal": (grade["medal"] or "none") if record.report else None,
-        "error": record.error or grade["error"],
-    }

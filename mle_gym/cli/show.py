@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from mle_gym.competitions import Competition
     from mle_gym.grading.report import GradeReport
     from mle_gym.runner import Step
-    from mle_gym.runs.store import EpisodeRecord
 
 _console: Console | None = None
 _error_console: Console | None = None
@@ -56,6 +55,12 @@ def error(message: str) -> None:
     command then exits 2), so stdout keeps only what was asked for. Not wrapped by us: a
     path or command in it stays whole to copy (the terminal wraps for the eye)."""
     _stderr_line(f"error: {message}", "red")
+
+
+def note(message: str) -> None:
+    """Something the user should change in how they call us (a deprecated option): one
+    `note: ...` line on stderr, so stdout keeps only what was asked for."""
+    _stderr_line(f"note: {message}", "yellow")
 
 
 def show_warning(
@@ -250,32 +255,3 @@ def batch_hints(run_dir: Path, resume: str, unfinished: int) -> list[tuple[str, 
     if unfinished:
         return [(resume, f"run the {unfinished} episode(s) left; graded ones are kept"), report]
     return [report, (f"ls {where}/episodes/ID/seed-K", "each episode's files")]
-
-
-# -- batch runs -------------------------------------------------------------------------------
-def episodes_table(records: Sequence[EpisodeRecord]) -> Any:
-    """One row per attempted episode: its state, score, medal (gold, silver, bronze or none)
-    and normalised score."""
-    from rich.table import Table
-
-    from mle_gym.grading.report import medal_name
-
-    table = Table(title="episodes")
-    table.add_column("competition", overflow="fold")
-    for name in ("seed", "state", "score", "medal", "normalised"):
-        table.add_column(name, justify="right" if name != "state" else "left")
-    for record in records:
-        report = record.report or {}
-        score = report.get("score")
-        normalised = report.get("normalized_score")
-        medal = medal_name(report) if record.state == "done" else ""
-        state = record.state if record.state != "done" or score is not None else "invalid"
-        table.add_row(
-            record.competition_id,
-            str(record.seed),
-            state,
-            "" if score is None else f"{score:g}",
-            medal,
-            "" if normalised is None else f"{normalised:.3f}",
-        )
-    return table

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mle_gym.runs.layout import CODE_INDEX as INDEX_FILE
 from mle_gym.sandbox.base import Sandbox
 from mle_gym.tools import FileToolError, copy_out
 
@@ -34,7 +35,6 @@ DEFAULT_MAX_HASHED = 50
 DEFAULT_MAX_HASH_FILE_BYTES = 64 * 1024**2
 DEFAULT_MAX_HASH_BYTES = 256 * 1024**2
 DEFAULT_MAX_SECONDS = 120.0
-INDEX_FILE = "code.json"
 
 
 @dataclass(frozen=True)

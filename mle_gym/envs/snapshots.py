@@ -29,13 +29,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from mle_gym.runs.layout import SNAPSHOT_INDEX as INDEX_FILE
 from mle_gym.sandbox.base import Sandbox
 from mle_gym.tools import FileToolError, copy_out
 
 #: Documented defaults (docs/security.md, "Submission snapshots").
 DEFAULT_MAX_COUNT = 64
 DEFAULT_MAX_BYTES = 256 * 1024**2
-INDEX_FILE = "snapshots.json"
 #: The share of episode time that looks after steps may take.
 MAX_OVERHEAD = 0.05
 _CHUNK = 1 << 20

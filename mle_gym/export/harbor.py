@@ -48,13 +48,13 @@ from mle_gym.envs.mlebench_task import TASKS
 from mle_gym.export.harbor_mlebench import HarborMLEBench, data_volumes
 from mle_gym.grading.bounded import GradingLimits
 from mle_gym.sandbox.base import SandboxPaths
+from mle_gym.sandbox.image_names import DEFAULT_IMAGE
 
 ORG = "mle-gym"
 #: Where the verifier container sees the answers (never a path of the agent's container).
 ANSWERS_DIR = "/home/answers"
 #: Written in every exported task: an existing directory without it is not replaced.
 MARKER_KEY = "mle_gym_version"
-_DEFAULT_IMAGE = "mle-gym-agent:latest"  # mle_gym.sandbox.image.DEFAULT_IMAGE, without docker
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class HarborOptions:
 
     @property
     def agent_image(self) -> str:
-        return self.image or os.environ.get("MLE_GYM_IMAGE") or _DEFAULT_IMAGE
+        return self.image or os.environ.get("MLE_GYM_IMAGE") or DEFAULT_IMAGE
 
 
 @dataclass(frozen=True)

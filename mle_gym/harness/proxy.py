@@ -73,7 +73,7 @@ class _UnixHTTPServer(BoundedUnixServer):
     request_queue_size = 64
 
     def __init__(self, path: str, handler: type[BaseHTTPRequestHandler], proxy: ModelProxy):
-        self._proxy = proxy
+        self.proxy = proxy
         super().__init__(path, handler, MAX_CONNECTIONS)
 
     def verify_request(self, request: Any, client_address: Any) -> bool:
@@ -81,17 +81,17 @@ class _UnixHTTPServer(BoundedUnixServer):
             peer = peer_of(request)
         except OSError:
             return False
-        if self._proxy.admit(peer):
+        if self.proxy.admit(peer):
             return True
-        self._proxy.strangers += 1
-        self._proxy.complaints.note(
+        self.proxy.strangers += 1
+        self.proxy.complaints.note(
             f"refused a connection from pid {peer.pid} uid {peer.uid}: not the episode's sandbox"
         )
         return False
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         exc = sys.exc_info()[1]
-        self._proxy.complaints.note(f"a harness request failed: {type(exc).__name__}: {exc}")
+        self.proxy.complaints.note(f"a harness request failed: {type(exc).__name__}: {exc}")
 
 
 class ModelProxy:
@@ -142,7 +142,7 @@ class ModelProxy:
 
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> None:
-        self._server = _UnixHTTPServer(str(self.socket_path), self._handler(), self)
+        self._server = _UnixHTTPServer(str(self.socket_path), _ProxyHandler, self)
         self._server.serve_in_background("mle-gym-model-proxy")
 
     def close(self) -> None:
@@ -185,178 +185,181 @@ class ModelProxy:
             headers["Authorization"] = auth
         return headers
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        proxy = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            server_version = "mle-gym-proxy"
-            timeout = IDLE_TIMEOUT
+class _ProxyHandler(BaseHTTPRequestHandler):
+    """One connection from the harness: each request is refused, answered here (the format
+    check) or forwarded upstream, and recorded by the server's `ModelProxy`."""
 
-            def log_message(self, *_args: Any) -> None:  # the JSON Lines log says it all
-                pass
+    protocol_version = "HTTP/1.1"
+    server_version = "mle-gym-proxy"
+    timeout = IDLE_TIMEOUT
+    server: _UnixHTTPServer
 
-            def log_error(self, message: str, *args: Any) -> None:
-                # http.server's own refusals (a bad request line, too many headers)
-                proxy.complaints.note(message % args)
+    @property
+    def proxy(self) -> ModelProxy:
+        return self.server.proxy
 
-            def do_GET(self) -> None:
-                self._exchange("GET")
+    def log_message(self, *_args: Any) -> None:  # the JSON Lines log says it all
+        pass
 
-            def do_POST(self) -> None:
-                self._exchange("POST")
+    def log_error(self, message: str, *args: Any) -> None:
+        # http.server's own refusals (a bad request line, too many headers)
+        self.proxy.complaints.note(message % args)
 
-            def do_DELETE(self) -> None:
-                self._exchange("DELETE")
+    def do_GET(self) -> None:
+        self._exchange("GET")
 
-            def do_PUT(self) -> None:
-                self._exchange("PUT")
+    def do_POST(self) -> None:
+        self._exchange("POST")
 
-            def do_PATCH(self) -> None:
-                self._exchange("PATCH")
+    def do_DELETE(self) -> None:
+        self._exchange("DELETE")
 
-            def _reply(self, status: int, body: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+    def do_PUT(self) -> None:
+        self._exchange("PUT")
 
-            def _refuse(
-                self,
-                record: dict[str, Any],
-                status: int,
-                message: str,
-                kind: str = "invalid_request_error",
-                code: str | None = None,
-            ) -> None:
-                record["status"], record["error"] = status, message
-                self._reply(status, openai_error(message, kind, code))
+    def do_PATCH(self) -> None:
+        self._exchange("PATCH")
 
-            def _spent(self, record: dict[str, Any], limit: object, what: str, code: str) -> None:
-                """403, which clients take as final (they retry 429 and 5xx)."""
-                message = (
-                    f"the episode's budget of {limit} {what} is spent; no further {what} "
-                    "will be answered"
-                )
-                self._refuse(record, 403, message, "budget_exceeded", f"{code}_budget")
+    def _reply(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
-            def _exchange(self, method: str) -> None:
-                started, clock = time.time(), time.monotonic()
-                record: dict[str, Any] = {"method": method, "path": self.path}
-                try:
-                    self._forward(method, record)
-                except (BrokenPipeError, ConnectionResetError):  # the harness hung up
-                    record.setdefault("error", "the harness closed the connection")
-                    self.close_connection = True
-                record["time"], record["seconds"] = started, time.monotonic() - clock
-                proxy.recorder.write(exchange_record(record, proxy.recorder.max_body_bytes))
+    def _refuse(
+        self,
+        record: dict[str, Any],
+        status: int,
+        message: str,
+        kind: str = "invalid_request_error",
+        code: str | None = None,
+    ) -> None:
+        record["status"], record["error"] = status, message
+        self._reply(status, openai_error(message, kind, code))
 
-            def _validate(self, record: dict[str, Any]) -> None:
-                """One check at a time (each forks a grader on the host), a few per episode."""
-                assert proxy.validate is not None
-                if not proxy._validating.acquire(blocking=False):
-                    message = "a format check is already running: ask again when it has answered"
-                    self._refuse(record, 429, message, "rate_limit_error", "validation_busy")
-                    return
-                try:
-                    with proxy._lock:
-                        spent = proxy.validations >= proxy.max_validations
-                        proxy.validations += not spent
-                    if spent:
-                        self._spent(record, proxy.max_validations, "format checks", "validation")
-                        return
-                    try:
-                        valid, message = proxy.validate()
-                    except Exception as exc:  # the sandbox is gone, say: the harness hears why
-                        valid, message = False, f"the submission could not be checked: {exc}"
-                finally:
-                    proxy._validating.release()
-                record["status"], record["validation"] = 200, message
-                self._reply(200, json.dumps({"valid": valid, "message": message}).encode())
+    def _spent(self, record: dict[str, Any], limit: object, what: str, code: str) -> None:
+        """403, which clients take as final (they retry 429 and 5xx)."""
+        message = (
+            f"the episode's budget of {limit} {what} is spent; no further {what} will be answered"
+        )
+        self._refuse(record, 403, message, "budget_exceeded", f"{code}_budget")
 
-            def _forward(self, method: str, record: dict[str, Any]) -> None:
-                try:
-                    body = read_body(self.headers, self.rfile)
-                except Refused as refusal:  # nothing more is read from this connection
-                    self.close_connection = True
-                    self._refuse(record, refusal.status, str(refusal))
-                    proxy.complaints.note(f"{method} {printable(self.path)}: {refusal}")
-                    return
-                record["request_body"] = body
-                path = self.path
-                if not _PATH.fullmatch(path) or "/../" in f"{path.split('?')[0]}/":
-                    self._refuse(record, 400, "malformed request path")
-                    proxy.complaints.note(f"{method} {printable(path)}: malformed request path")
-                    return
-                if path == VALIDATE_PATH and proxy.validate is not None:
-                    self._validate(record)
-                    return
-                rest = model_route(method, path)
-                if rest is None:
-                    message = (
-                        f"mle_gym proxy: {method} {path} is not forwarded; only model calls "
-                        "are (POST chat/completions, completions, responses, embeddings; "
-                        "GET models)"
-                    )
-                    self._refuse(record, 404, message)
-                    proxy.complaints.note(f"{method} {printable(path)}: not a model route")
-                    return
-                counted, refused = proxy._spend()
-                record["counted"], record["refused"] = counted, refused
-                if refused:
-                    self._spent(record, proxy.max_requests, "model calls", "request")
-                    return
-                connection = proxy._connection()
-                try:
-                    connection.request(
-                        method,
-                        proxy._base_path + rest,
-                        body=body,
-                        headers=proxy._upstream_headers(self.headers, len(body)),
-                    )
-                    response = connection.getresponse()
-                except (OSError, http.client.HTTPException) as exc:
-                    connection.close()
-                    record["status"] = 502
-                    record["error"] = f"the model endpoint could not be reached: {exc}"
-                    self._reply(502, openai_error(f"mle_gym proxy: {record['error']}", "upstream"))
-                    return
-                try:
-                    record["status"] = response.status
-                    kind = response.getheader("Content-Type") or "application/json"
-                    if kind.startswith("text/event-stream"):
-                        record["stream_body"] = self._stream(response, kind)
-                    else:
-                        data = response.read(MAX_RESPONSE_BYTES + 1)
-                        if len(data) > MAX_RESPONSE_BYTES:
-                            raise http.client.HTTPException("the response body is too large")
-                        record["response_body"] = data
-                        self.send_response(response.status)
-                        self.send_header("Content-Type", kind)
-                        self.send_header("Content-Length", str(len(data)))
-                        self.end_headers()
-                        self.wfile.write(data)
-                except (OSError, http.client.HTTPException) as exc:
-                    record["error"] = f"the model endpoint broke off: {exc}"
-                    self.close_connection = True
-                finally:
-                    connection.close()
+    def _exchange(self, method: str) -> None:
+        started, clock = time.time(), time.monotonic()
+        record: dict[str, Any] = {"method": method, "path": self.path}
+        try:
+            self._forward(method, record)
+        except (BrokenPipeError, ConnectionResetError):  # the harness hung up
+            record.setdefault("error", "the harness closed the connection")
+            self.close_connection = True
+        record["time"], record["seconds"] = started, time.monotonic() - clock
+        self.proxy.recorder.write(exchange_record(record, self.proxy.recorder.max_body_bytes))
 
-            def _stream(self, response: http.client.HTTPResponse, kind: str) -> bytes:
-                """Pass server-sent events on as they arrive (chunked); keep them for the log."""
+    def _validate(self, record: dict[str, Any]) -> None:
+        """One check at a time (each forks a grader on the host), a few per episode."""
+        assert self.proxy.validate is not None
+        if not self.proxy._validating.acquire(blocking=False):
+            message = "a format check is already running: ask again when it has answered"
+            self._refuse(record, 429, message, "rate_limit_error", "validation_busy")
+            return
+        try:
+            with self.proxy._lock:
+                spent = self.proxy.validations >= self.proxy.max_validations
+                self.proxy.validations += not spent
+            if spent:
+                self._spent(record, self.proxy.max_validations, "format checks", "validation")
+                return
+            try:
+                valid, message = self.proxy.validate()
+            except Exception as exc:  # the sandbox is gone, say: the harness hears why
+                valid, message = False, f"the submission could not be checked: {exc}"
+        finally:
+            self.proxy._validating.release()
+        record["status"], record["validation"] = 200, message
+        self._reply(200, json.dumps({"valid": valid, "message": message}).encode())
+
+    def _forward(self, method: str, record: dict[str, Any]) -> None:
+        try:
+            body = read_body(self.headers, self.rfile)
+        except Refused as refusal:  # nothing more is read from this connection
+            self.close_connection = True
+            self._refuse(record, refusal.status, str(refusal))
+            self.proxy.complaints.note(f"{method} {printable(self.path)}: {refusal}")
+            return
+        record["request_body"] = body
+        path = self.path
+        if not _PATH.fullmatch(path) or "/../" in f"{path.split('?')[0]}/":
+            self._refuse(record, 400, "malformed request path")
+            self.proxy.complaints.note(f"{method} {printable(path)}: malformed request path")
+            return
+        if path == VALIDATE_PATH and self.proxy.validate is not None:
+            self._validate(record)
+            return
+        rest = model_route(method, path)
+        if rest is None:
+            message = (
+                f"mle_gym proxy: {method} {path} is not forwarded; only model calls "
+                "are (POST chat/completions, completions, responses, embeddings; "
+                "GET models)"
+            )
+            self._refuse(record, 404, message)
+            self.proxy.complaints.note(f"{method} {printable(path)}: not a model route")
+            return
+        counted, refused = self.proxy._spend()
+        record["counted"], record["refused"] = counted, refused
+        if refused:
+            self._spent(record, self.proxy.max_requests, "model calls", "request")
+            return
+        connection = self.proxy._connection()
+        try:
+            connection.request(
+                method,
+                self.proxy._base_path + rest,
+                body=body,
+                headers=self.proxy._upstream_headers(self.headers, len(body)),
+            )
+            response = connection.getresponse()
+        except (OSError, http.client.HTTPException) as exc:
+            connection.close()
+            record["status"] = 502
+            record["error"] = f"the model endpoint could not be reached: {exc}"
+            self._reply(502, openai_error(f"mle_gym proxy: {record['error']}", "upstream"))
+            return
+        try:
+            record["status"] = response.status
+            kind = response.getheader("Content-Type") or "application/json"
+            if kind.startswith("text/event-stream"):
+                record["stream_body"] = self._stream(response, kind)
+            else:
+                data = response.read(MAX_RESPONSE_BYTES + 1)
+                if len(data) > MAX_RESPONSE_BYTES:
+                    raise http.client.HTTPException("the response body is too large")
+                record["response_body"] = data
                 self.send_response(response.status)
                 self.send_header("Content-Type", kind)
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Transfer-Encoding", "chunked")
+                self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                kept = bytearray()
-                while chunk := response.read1(1 << 16):
-                    if len(kept) < proxy.recorder.max_body_bytes:
-                        kept += chunk
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                    self.wfile.flush()
-                self.wfile.write(b"0\r\n\r\n")
-                return bytes(kept)
+                self.wfile.write(data)
+        except (OSError, http.client.HTTPException) as exc:
+            record["error"] = f"the model endpoint broke off: {exc}"
+            self.close_connection = True
+        finally:
+            connection.close()
 
-        return Handler
+    def _stream(self, response: http.client.HTTPResponse, kind: str) -> bytes:
+        """Pass server-sent events on as they arrive (chunked); keep them for the log."""
+        self.send_response(response.status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        kept = bytearray()
+        while chunk := response.read1(1 << 16):
+            if len(kept) < self.proxy.recorder.max_body_bytes:
+                kept += chunk
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+        return bytes(kept)

@@ -8,10 +8,7 @@ from mle_gym.sandbox.base import (
     SandboxPaths,
     SandboxSpec,
 )
-from mle_gym.sandbox.fd_limit import raise_open_files_limit
 from mle_gym.sandbox.local import LocalSandbox
-
-raise_open_files_limit()
 
 __all__ = [
     "CommandResult",

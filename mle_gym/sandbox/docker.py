@@ -104,14 +104,11 @@ _TAR_SCRIPT = (
 # symlink's text, NUL-separated (a name may hold any other byte); the root comes first.
 _TREE_FIELDS = 6
 _TREE_SCRIPT = (
-    'find -P "$1" -xdev -printf "%y\\0%m\\0%s\\0%D\\0%P\\0%l\\0" 2>/dev/null '
-    '| head -z -n "$2"'
+    'find -P "$1" -xdev -printf "%y\\0%m\\0%s\\0%D\\0%P\\0%l\\0" 2>/dev/null | head -z -n "$2"'
 )
 # A tree written as the agent from an archive mle_gym builds: permission bits kept, owner the
 # agent's, nothing already there replaced (a fresh sandbox's places are empty).
-_UNTAR_SCRIPT = (
-    'cd -- "$1" && exec tar -x -f - -p --no-same-owner --skip-old-files'
-)
+_UNTAR_SCRIPT = 'cd -- "$1" && exec tar -x -f - -p --no-same-owner --skip-old-files'
 _TREE_KINDS = {"f": "file", "d": "dir", "l": "symlink"}
 #: Bytes a tar member may take beyond its data: its header, a long name's, their padding.
 _TAR_OVERHEAD = 6 * 1024

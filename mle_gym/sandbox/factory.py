@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mle_gym.sandbox.base import Sandbox
+from mle_gym.sandbox.fd_limit import raise_open_files_limit
 
 BACKENDS = ("local", "docker")
 
@@ -50,6 +51,9 @@ def check_options(backend: str, options: dict[str, Any]) -> None:
 
 
 def make_sandbox(backend: str, **options: Any) -> Sandbox:
+    """A new, unstarted sandbox of `backend`; the first one made lifts the process's
+    open-files limit (fd_limit), which a trainer holding many envs needs."""
+    raise_open_files_limit()
     if backend == "local":
         from mle_gym.sandbox.local import LocalSandbox
 

@@ -3,19 +3,23 @@
 Each sandbox holds several descriptors (pty, output pipe, cgroup and namespace handles), so
 a trainer holding hundreds of environments in one process passes the common soft limit of
 1024 long before memory runs short. The hard limit is the operator's real ceiling; the soft
-one is only a default, which any process may raise up to it.
+one is only a default, which any process may raise up to it. Sandboxes raise it when the
+first one is made, not on import: importing a package changes no process-wide setting.
 """
 
 from __future__ import annotations
 
 import logging
 import resource
+from functools import cache
 
 log = logging.getLogger(__name__)
 
 
+@cache
 def raise_open_files_limit() -> None:
-    """Set RLIMIT_NOFILE's soft value to its hard value where the soft one is lower."""
+    """Set RLIMIT_NOFILE's soft value to its hard value where the soft one is lower; once
+    per process (`make_sandbox` calls it for every sandbox)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and soft >= hard:
         return

@@ -34,6 +34,7 @@ from docker.errors import DockerException, ImageNotFound
 from docker.utils import parse_repository_tag
 
 from mle_gym.sandbox.engine import DockerUnavailableError, connect
+from mle_gym.sandbox.image_names import DEFAULT_IMAGE, OFFLINE_IMAGE
 
 __all__ = [
     "DEFAULT_IMAGE",
@@ -46,8 +47,6 @@ __all__ = [
     "image_exists",
 ]
 
-DEFAULT_IMAGE = "mle-gym-agent:latest"
-OFFLINE_IMAGE = "mle-gym-agent:offline"
 
 #: Directory holding the Dockerfiles; it is also the docker build context.
 IMAGES_DIR = Path(__file__).resolve().with_name("images")
