@@ -19,7 +19,7 @@ import gymnasium as gym
 
 from mle_gym.data.cache import NotPrepared  # noqa: F401  (mle_gym.envs.NotPrepared)
 from mle_gym.envs import shared_text  # noqa: F401  (UnicodeText in async vector envs)
-from mle_gym.envs.config import RENDER_MODES, EnvConfig
+from mle_gym.envs.config import RENDER_MODES, EnvConfig, option_names
 from mle_gym.envs.episode import Episode
 from mle_gym.envs.kept_code import CodeBounds
 from mle_gym.envs.messages import ChatMessages, opening, tool_result
@@ -31,6 +31,8 @@ from mle_gym.envs.task import MLEBenchContract
 from mle_gym.grading.bounded import GradingLimits
 from mle_gym.sandbox.base import ReadOnlyBind, Sandbox
 from mle_gym.tools.actions import CALL_ID
+
+_OPTIONS = frozenset(option_names())
 
 
 class CompetitionEnv(gym.Env):
@@ -157,13 +159,11 @@ class CompetitionEnv(gym.Env):
     def max_steps(self) -> int:
         return self.episode.max_steps
 
-    @property
-    def time_limit(self) -> float:
-        return self.config.time_limit
-
-    @property
-    def max_output_chars(self) -> int:
-        return self.config.max_output_chars
+    def __getattr__(self, name: str) -> Any:
+        """The env's options read as its attributes (`env.unwrapped.reward_mode`), as ever."""
+        if name in _OPTIONS and "config" in self.__dict__:
+            return getattr(self.config, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def grading_limits(self) -> GradingLimits:

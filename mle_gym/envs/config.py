@@ -30,8 +30,8 @@ ADAPTER = "adapter"
 RECORDED = "recorded"
 
 
-def _option(default: Any, *tags: str) -> Any:
-    return field(default=default, metadata={"tags": tags})
+def _tagged(*tags: str) -> dict[str, Any]:
+    return {"tags": tags}
 
 
 @dataclass(frozen=True)
@@ -39,47 +39,49 @@ class EnvConfig:
     """The options of one competition env (the competition itself is the env's id)."""
 
     #: Sandbox: "local" (bubblewrap) or "docker".
-    backend: str = _option("local", ADAPTER, RECORDED)
+    backend: str = field(default="local", metadata=_tagged(ADAPTER, RECORDED))
     #: Wall-clock budget of an episode in seconds, counted from the sandbox's start.
-    time_limit: float = _option(24 * 3600.0, ADAPTER, RECORDED)
+    time_limit: float = field(default=24 * 3600.0, metadata=_tagged(ADAPTER, RECORDED))
     #: Step budget of an episode; a `TimeLimit` wrapper's smaller one wins.
-    max_steps: int = _option(1000, ADAPTER, RECORDED)
+    max_steps: int = field(default=1000, metadata=_tagged(ADAPTER, RECORDED))
     #: Longest one command may run, in seconds (never past the wall clock).
-    step_timeout: float = _option(3600.0, ADAPTER, RECORDED)
+    step_timeout: float = field(default=3600.0, metadata=_tagged(ADAPTER, RECORDED))
     #: Characters of a command's output the agent sees (head and tail).
-    max_output_chars: int = _option(20_000, ADAPTER)
+    max_output_chars: int = field(default=20_000, metadata=_tagged(ADAPTER))
     #: How the final grade becomes the reward (grading/rewards.py).
-    reward_mode: str = _option("normalized", ADAPTER, RECORDED)
+    reward_mode: str = field(default="normalized", metadata=_tagged(ADAPTER, RECORDED))
     #: False: no network; True: open outbound; "proxy": only through a logging egress proxy.
-    network: bool | str = _option(False, ADAPTER, RECORDED)
+    network: bool | str = field(default=False, metadata=_tagged(ADAPTER, RECORDED))
     #: The egress proxy's policy (a preset's name or a dict); only with network="proxy".
-    network_policy: str | dict[str, Any] | None = _option(None, ADAPTER, RECORDED)
+    network_policy: str | dict[str, Any] | None = field(
+        default=None, metadata=_tagged(ADAPTER, RECORDED)
+    )
     #: The sandbox's own options (memory, cpus, gpus, runtime, ...); memory "auto" is this
     #: episode's share of the host.
-    sandbox_options: dict[str, Any] | None = _option(None, ADAPTER)
+    sandbox_options: dict[str, Any] | None = field(default=None, metadata=_tagged(ADAPTER))
     #: Gymnasium render mode: "ansi" returns the last observation, "human" prints a glance.
-    render_mode: str | None = _option(None)
+    render_mode: str | None = field(default=None, metadata=_tagged())
     #: "text" (one string per observation) or "messages" (chat messages).
-    observation_format: str = _option("text")
+    observation_format: str = field(default="text", metadata=_tagged())
     #: How many episodes share the host (make_vec's num_envs, a batch's workers): the default
     #: memory limits are one episode's share.
-    concurrent_episodes: int | None = _option(None, ADAPTER)
+    concurrent_episodes: int | None = field(default=None, metadata=_tagged(ADAPTER))
     #: "mle_gym" (our statement) or MLE-bench's instructions ("mlebench",
     #: "mlebench-obfuscated") read from the user's checkout.
-    task: str = _option("mle_gym")
+    task: str = field(default="mle_gym", metadata=_tagged())
     #: The user's MLE-bench checkout for task="mlebench..." (default: found as documented).
-    mlebench_dir: str | Path | None = _option(None)
+    mlebench_dir: str | Path | None = field(default=None, metadata=_tagged())
     #: Keep the submission's versions during the episode: True, False, or bounds
     #: {"max_count": N, "max_bytes": N}.
-    snapshots: bool | dict[str, int] = _option(True)
+    snapshots: bool | dict[str, int] = field(default=True, metadata=_tagged())
     #: Whether an action that does not parse counts against max_steps (False: the adapters'
     #: rule, where it spends none).
-    malformed_action_costs_step: bool = _option(True)
+    malformed_action_costs_step: bool = field(default=True, metadata=_tagged())
     #: Host CPU seconds for all of an episode's grades (grading/budget.py).
-    grading_cpu_budget: float = _option(DEFAULT_GRADING_CPU_BUDGET)
+    grading_cpu_budget: float = field(default=DEFAULT_GRADING_CPU_BUDGET, metadata=_tagged())
     #: How MLE-bench's /validate decides: "format" (the format check) or "metric" (the metric
     #: runs for the verdict, as MLE-bench's server does); only with task="mlebench...".
-    mlebench_validation: str = _option("format")
+    mlebench_validation: str = field(default="format", metadata=_tagged())
 
     def __post_init__(self) -> None:
         """Every check at construction, so a bad option fails at `gym.make`, with the reason."""

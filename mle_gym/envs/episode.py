@@ -210,9 +210,7 @@ class Episode:
             self.sandbox.paths.data, writable_home, self.check_file, self._submission_cap()
         )
         self._task_service = mounts.service
-        spec = replace(
-            spec, binds=(*spec.binds, *mounts.binds), files=(*spec.files, *mounts.files)
-        )
+        spec = replace(spec, binds=(*spec.binds, *mounts.binds), files=(*spec.files, *mounts.files))
         if self._snapshot_bounds is not None:
             suffix = Path(self.competition.submission.filename).suffix
             self._snapshots = SnapshotKeeper(
@@ -603,9 +601,7 @@ class Episode:
             "competition_id": self.competition.id,
             "step": self.steps,
             # whole seconds, so two runs with the same seed and actions give equal infos
-            "time_left": optional(
-                math.ceil(max(0.0, self.time_left())) if self._started else None
-            ),
+            "time_left": optional(math.ceil(max(0.0, self.time_left())) if self._started else None),
             "steps_left": self.max_steps - self.steps,
             "exit_code": optional(exit_code),
             "timed_out": timed_out,

@@ -149,7 +149,5 @@ def make_task(competition: Competition, config: EnvConfig) -> Task:
     if not config.mlebench:
         return MleGymTask(competition)
     root = find_mlebench_dir(config.mlebench_dir)
-    files = MLEBenchTask.load(
-        root, competition.id, obfuscated=config.task == "mlebench-obfuscated"
-    )
+    files = MLEBenchTask.load(root, competition.id, obfuscated=config.task == "mlebench-obfuscated")
     return MLEBenchContract(files, config.task)
