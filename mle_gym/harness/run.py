@@ -1,7 +1,8 @@
 """`run_harness`: an agent harness that owns its loop, run black-box inside an episode's sandbox.
 
-The episode is the env's own (`gym.make` + `start`), so data, limits, budget and grading are
-those of every other episode. Into its sandbox go, read-only, the proxy's directory (the
+The episode is an env's `Episode` (envs/episode.py), driven through its public API (`open`,
+`reset`, `start`, `step`), so data, limits, budget and grading are those of every other
+episode. Into its sandbox go, read-only, the proxy's directory (the
 relay script and the proxy's unix socket, at `PROXY_DIR`; only the sandbox's agent may
 connect to it) and optionally the caller's
 harness directory (`HARNESS_DIR`: its bin/ first on PATH, itself last on Python's path).
@@ -9,8 +10,8 @@ The sandbox keeps no network: the relay listens on its own loopback and pipes to
 recording proxy, the one route out.
 The task goes to `TASK_FILE` and `MLE_GYM_TASK`; the harness runs in the agent's shell from
 /home/code, stdin /dev/null, cut (with every process in the sandbox) at the wall clock. The
-proxy then closes, every process left is killed, and the submission is graded by the env's
-own `submit`.
+proxy then closes, every process left is killed, and the submission is graded by the
+episode's own `submit`.
 """
 
 from __future__ import annotations
