@@ -169,7 +169,7 @@ _SPELLED_OTHERWISE = ("network", "network_policy", "sandbox_options")
 
 
 def env_kwargs_from(args: argparse.Namespace) -> dict[str, Any]:
-    """`gym.make`'s options from the parsed env arguments (`add_env_arguments`): each
+    """`gym.make`'s options from the parsed env arguments (`add_env_options`): each
     `EnvConfig` option given as an argument of its own name, then the network and sandbox
     options, whose arguments read differently."""
     from mle_gym.envs.config import option_names
