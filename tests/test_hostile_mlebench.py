@@ -112,7 +112,7 @@ for raw in [b"GET / HTTP/1.1\\r\\nConnection: close\\r\\n\\r\\n",
 def test_only_the_sandbox_may_connect(env):
     """A host process (here the test, as another uid or outside the sandbox's namespaces)
     is refused at the socket: the connection closes without an answer."""
-    path = env.unwrapped._mlebench_setup.endpoint.socket_path
+    path = env.unwrapped.episode._task_service.endpoint.socket_path
     client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     client.settimeout(30)
     client.connect(str(path))
@@ -129,7 +129,7 @@ def test_only_the_sandbox_may_connect(env):
 def test_a_flood_of_checks_is_bounded(env, monkeypatch):
     """Past the episode's budget every check is refused; a check while another runs is
     refused; a body over the cap is refused before it is read."""
-    endpoint = env.unwrapped._mlebench_setup.endpoint
+    endpoint = env.unwrapped.episode._task_service.endpoint
     script = f"""
 held = ask({_post(length=1000)!r} + b"--xyzzy\\r\\n", read=False)
 import time; time.sleep(2)

@@ -192,7 +192,7 @@ def test_options_registration_and_tool_role(mle_home: Path) -> None:
     assert isinstance(env, MleGymTextEnv) and env.max_turns == 7 and env.seed == 3
     inner = env.env.unwrapped
     assert (inner.reward_mode, inner.max_output_chars, inner.time_limit) == ("score", 5000, 600)
-    assert inner.max_steps == 7 and inner._sandbox_options == {"memory": "4g"}
+    assert inner.max_steps == 7 and inner.episode.sandbox_options == {"memory": "4g"}
     _, info = env.init(None)
     assert info == {"competition_id": "sklearn-digits", "seed": 3}
     assert not inner.started  # init is cheap: no sandbox yet

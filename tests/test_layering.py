@@ -248,7 +248,7 @@ def test_the_envs_are_registered_in_either_import_order(imports: str) -> None:
 @pytest.mark.parametrize(
     ("module", "heavy"),
     [
-        ("mle_gym.evaluation", ("gymnasium", "mle_gym.sandbox", "mle_gym.envs.snapshots")),
+        ("mle_gym.evaluation", ("gymnasium", "mle_gym.sandbox", "mle_gym.envs")),
         ("mle_gym.export.harbor", ("docker", "mle_gym.sandbox.image")),
     ],
 )
@@ -276,3 +276,36 @@ def test_the_batch_verb_writes_its_report_through_the_library() -> None:
         for where, name in found
         if where.startswith("mle_gym/cli/batch.py") and name.startswith("mle_gym.cli.report")
     ] == []
+
+
+def _reaches_inside(folder: str, names: tuple[str, ...]) -> list[str]:
+    """file:line of every attribute read of one of `names`, or of a private attribute of an
+    `episode`, under `folder`."""
+    found = []
+    for path in sorted((PACKAGE / folder).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Attribute):
+                continue
+            owner = node.value.id if isinstance(node.value, ast.Name) else None
+            if node.attr in names or (owner == "episode" and node.attr.startswith("_")):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} .{node.attr}")
+    return found
+
+
+def test_the_harness_drives_the_episode_through_its_public_api() -> None:
+    """harness -> envs: the harness uses the Episode's API (start, step, stop_processes,
+    command_log, keep_code), never the gym wrapper's inside or the sandbox's own plumbing."""
+    assert _reaches_inside("harness", ("unwrapped", "kill_processes", "logs_dir")) == []
+
+
+def test_the_env_options_have_one_list() -> None:
+    """gym.make, the CLI, the adapters, the harness and the provenance take the option names
+    from EnvConfig: a consumer's list is a tagged subset of it."""
+    from mle_gym.batch.provenance import effective_env
+    from mle_gym.envs.config import ADAPTER, RECORDED, EnvConfig, option_names
+    from mle_gym.integrations.episode import MAKE_OPTIONS
+
+    assert set(MAKE_OPTIONS) == set(option_names(ADAPTER)) < set(option_names())
+    assert list(effective_env({})) == list(option_names(RECORDED))
+    assert effective_env({"max_steps": 3})["max_steps"] == 3
+    assert effective_env({})["time_limit"] == EnvConfig().time_limit

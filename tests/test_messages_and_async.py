@@ -131,7 +131,7 @@ def test_sandboxes_starting_together_probe_their_runtime_once(home, monkeypatch)
     async def run():
         await asyncio.gather(*(e.areset(seed=s) for s, e in enumerate(envs)))
         await asyncio.gather(*(e.astep("true") for e in envs))
-        return [e._runtime for e in envs]
+        return [e.episode._runtime for e in envs]
 
     try:
         found = asyncio.run(run())

@@ -122,7 +122,7 @@ def test_the_proxy_is_the_only_way_out_and_logs_each_request(
             assert logged[1]["status"] == 403 and logged[1]["rule"] == "deny 'denied.test'"
 
             # a process on the host (not in the sandbox) is refused: the peer check
-            proxy = env.unwrapped._egress.proxy
+            proxy = env.unwrapped.episode._egress.proxy
             assert ask(proxy.socket_path, b"GET http://allowed.test/ok HTTP/1.1\r\n\r\n") == b""
             assert proxy.strangers == 1
 

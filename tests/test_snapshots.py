@@ -156,8 +156,8 @@ def test_a_rewrite_loop_and_huge_submissions_stay_within_the_bounds(
         for _ in range(12):
             env.step("sleep 0.05")  # the loop rewrites meanwhile
             env.step({"tool": "validate"})  # a validate always looks
-        folder = env._snapshots.directory
-        assert 1 <= len(env._snapshots.kept) <= 4 and env._snapshots.thinned >= 8
+        folder = env.episode._snapshots.directory
+        assert 1 <= len(env.episode._snapshots.kept) <= 4 and env.episode._snapshots.thinned >= 8
         env.step("kill $(cat /tmp/loop.pid); sleep 0.2")
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         for i in range(6):
@@ -165,9 +165,9 @@ def test_a_rewrite_loop_and_huge_submissions_stay_within_the_bounds(
             env.step(f"(echo {i}; head -c {40 * MIB} /dev/zero | tr '\\0' 'x') > {SUBMISSION}")
             env.step({"tool": "validate"})
             assert _disk_use(folder) <= bounds["max_bytes"] + 64 * 1024  # + the index
-        kept = env._snapshots.kept
+        kept = env.episode._snapshots.kept
         assert len(kept) <= 4 and sum(s.bytes for s in kept) <= bounds["max_bytes"]
-        assert kept[-1].bytes > 40 * MIB and kept[-1].step >= env._steps - 1  # the newest
+        assert kept[-1].bytes > 40 * MIB and kept[-1].step >= env.episode.steps - 1  # the newest
         grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
         assert grew < 32 * MIB, f"the host grew by {grew:,} bytes while snapshotting"
         # over the copy cap (64 MiB for this competition): refused, nothing kept of it

@@ -11,7 +11,6 @@ and whether the prepared data's checksums were verified.
 
 from __future__ import annotations
 
-import inspect
 import os
 import platform
 import shutil
@@ -29,16 +28,6 @@ from mle_gym.version import __version__
 
 #: The libraries a grade depends on, whose versions are recorded.
 LIBRARIES = ("pandas", "numpy", "scikit-learn", "pyarrow", "scipy", "gymnasium")
-#: Env settings recorded as the run's budgets and isolation.
-ENV_SETTINGS = (
-    "backend",
-    "time_limit",
-    "max_steps",
-    "step_timeout",
-    "network",
-    "network_policy",
-    "reward_mode",
-)
 
 
 def _version(name: str) -> str | None:
@@ -133,10 +122,10 @@ def endpoint_of(options: dict[str, Any], uses_model: bool = True) -> dict[str, A
 def effective_env(env_kwargs: dict[str, Any]) -> dict[str, Any]:
     """The budgets and isolation the episodes get: the run's settings, else the env's
     defaults (time_limit and step_timeout in seconds)."""
-    from mle_gym.envs.competition_env import CompetitionEnv
+    from mle_gym.envs.config import RECORDED, option_defaults, option_names
 
-    defaults = inspect.signature(CompetitionEnv.__init__).parameters
-    return {name: env_kwargs.get(name, defaults[name].default) for name in ENV_SETTINGS}
+    defaults = option_defaults()
+    return {name: env_kwargs.get(name, defaults[name]) for name in option_names(RECORDED)}
 
 
 def run_provenance(

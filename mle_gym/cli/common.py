@@ -178,9 +178,21 @@ def add_split(parser: argparse.ArgumentParser | Any, what: str) -> None:
     parser.add_argument("--split", choices=SPLITS, help=f"{what} (see `mle-gym list`)")
 
 
+#: Env options whose command-line arguments differ from the option (--network on|off|proxy,
+#: --docker-runtime for sandbox_options).
+_SPELLED_OTHERWISE = ("network", "network_policy", "sandbox_options")
+
+
 def env_kwargs_from(args: argparse.Namespace) -> dict[str, Any]:
+    """`gym.make`'s options from the parsed env arguments (`add_env_options`): each
+    `EnvConfig` option given as an argument of its own name, then the network and sandbox
+    options, whose arguments read differently."""
+    from mle_gym.envs.config import option_names
+
     kwargs: dict[str, Any] = {"backend": args.backend}
-    for name in ("time_limit", "max_steps", "step_timeout", "reward_mode", "task", "mlebench_dir"):
+    for name in option_names():
+        if name in _SPELLED_OTHERWISE:
+            continue
         if getattr(args, name, None) is not None:
             kwargs[name] = getattr(args, name)
     network = getattr(args, "network", None)

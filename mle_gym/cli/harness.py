@@ -149,6 +149,7 @@ def harness_batch_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_harness_command(args: argparse.Namespace) -> int:
     """One harness episode, then its report, reward and where its logs are."""
+    from mle_gym.cli.common import env_kwargs_from
     from mle_gym.cli.show import console, print_report, say
     from mle_gym.grading.report import GradeReport
     from mle_gym.harness.run import run_harness
@@ -160,20 +161,17 @@ def run_harness_command(args: argparse.Namespace) -> int:
         args.competitions[0],
         args.harness,
         endpoint,
-        backend=args.backend,
         max_requests=args.max_requests,
         max_validations=args.max_validations,
         run_dir=args.run_dir,
         harness_dir=args.harness_dir,
-        reward_mode=args.reward_mode or "normalized",
         api_key=args.api_key or os.environ.get("OPENAI_API_KEY"),
         seed=args.seed,
-        time_limit=args.time_limit,
         mlebench_agent=args.mlebench_agent,
         agent_config=args.agent_config,
         agent_requirements=args.agent_requirements,
         agent_wheels=args.agent_wheels,
-        **{k: v for k in ("task", "mlebench_dir") if (v := getattr(args, k, None)) is not None},
+        **env_kwargs_from(args),
     )
     print_report(GradeReport(**result.report))
     console().print(

@@ -34,3 +34,16 @@ def step_glance(step: int, observation: str) -> str:
         ]
     cut = [line if len(line) <= LINE_CHARS else f"{line[:LINE_CHARS]} ..." for line in lines]
     return "\n".join([f"[step {step}]", *cut])
+
+
+def render(mode: str | None, competition_id: str, step: int, observation: str) -> str | None:
+    """An env's `render()`: "ansi" returns the last observation whole, "human" prints a
+    glance at it (a line for the statement after a reset)."""
+    if mode == "ansi":
+        return observation
+    if mode == "human":
+        if step:
+            print(step_glance(step, observation))
+        elif observation:  # after reset(), before the first step
+            print(reset_glance(competition_id, observation))
+    return None

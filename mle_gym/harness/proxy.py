@@ -110,6 +110,7 @@ class ModelProxy:
         api_key: str | None = None,
         timeout: float = 600.0,
         max_log_bytes: int = 256 * 1024**2,
+        validate: Callable[[], tuple[bool, str]] | None = None,
     ) -> None:
         parts = check_endpoint(upstream)
         if max_requests is not None and max_requests < 0:
@@ -130,8 +131,8 @@ class ModelProxy:
         #: Format checks answered, and connections refused for their peer.
         self.validations = 0
         self.strangers = 0
-        #: Checks the submission (valid, message) for `VALIDATE_PATH`; set once the episode runs.
-        self.validate: Callable[[], tuple[bool, str]] | None = None
+        #: Checks the submission (valid, message) for `VALIDATE_PATH` (the episode's check).
+        self.validate = validate
         #: Whether a connecting process may talk to the proxy (`peers.sandbox_peers` for an
         #: episode); on its own the proxy admits its own user.
         self.admit: Callable[[Peer], bool] = this_user

@@ -1,7 +1,8 @@
 """`run_harness`: an agent harness that owns its loop, run black-box inside an episode's sandbox.
 
-The episode is the env's own (`gym.make` + `start`), so data, limits, budget and grading are
-those of every other episode. Into its sandbox go, read-only, the proxy's directory (the
+The episode is an env's `Episode` (envs/episode.py), driven through its public API (`open`,
+`reset`, `start`, `step`), so data, limits, budget and grading are those of every other
+episode. Into its sandbox go, read-only, the proxy's directory (the
 relay script and the proxy's unix socket, at `PROXY_DIR`; only the sandbox's agent may
 connect to it) and optionally the caller's
 harness directory (`HARNESS_DIR`: its bin/ first on PATH, itself last on Python's path).
@@ -9,8 +10,8 @@ The sandbox keeps no network: the relay listens on its own loopback and pipes to
 recording proxy, the one route out.
 The task goes to `TASK_FILE` and `MLE_GYM_TASK`; the harness runs in the agent's shell from
 /home/code, stdin /dev/null, cut (with every process in the sandbox) at the wall clock. The
-proxy then closes, every process left is killed, and the submission is graded by the env's
-own `submit`.
+proxy then closes, every process left is killed, and the submission is graded by the
+episode's own `submit`.
 """
 
 from __future__ import annotations
@@ -22,9 +23,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mle_gym.envs.kept_code import keep_code
 from mle_gym.harness.agent_requirements import build_requirements
 from mle_gym.harness.conda_shim import write_tools
 from mle_gym.harness.mlebench_agent import (
@@ -39,6 +39,9 @@ from mle_gym.harness.proxy import MAX_VALIDATIONS, VALIDATE_PATH, ModelProxy, ch
 from mle_gym.sandbox import socket_relay as relay
 from mle_gym.sandbox.base import SandboxError
 from mle_gym.sandbox.socket_route import RELAY_NAME, open_route
+
+if TYPE_CHECKING:
+    from mle_gym.envs.episode import Episode
 
 #: Inside the sandbox: the proxy's directory, the caller's harness, the task file.
 PROXY_DIR = "/opt/mle-gym"
@@ -201,8 +204,8 @@ def run_harness(
     the folder's requirements.txt, installed once (harness/agent_requirements.py), is the
     harness directory.
     """
-    import gymnasium as gym
-
+    from mle_gym.envs.config import EnvConfig
+    from mle_gym.envs.episode import Episode
     from mle_gym.sandbox.base import ReadOnlyBind
     from mle_gym.sandbox.scratch import owned_dir
 
@@ -224,14 +227,15 @@ def run_harness(
             raise ValueError("a harness run needs a command (or an MLE-bench agent folder)")
         command = agent.command()
     argv = command if isinstance(command, str) else shlex.join(command)
-    run_dir = Path(run_dir) if run_dir is not None else _default_run_dir(competition_id)
-    run_dir.mkdir(parents=True, exist_ok=True)
     if time_limit is not None:
         env_kwargs["time_limit"] = time_limit
+    config = EnvConfig(backend=backend, reward_mode=reward_mode, **env_kwargs)
+    run_dir = Path(run_dir) if run_dir is not None else _default_run_dir(competition_id)
+    run_dir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     plumbing = owned_dir("proxy")  # 0700 until `peers.restrict_to` lets the agent in
     staged = owned_dir("mlebench-agent") if agent is not None else None
-    mlebench = env_kwargs.get("task", "mle_gym") != "mle_gym"
+    episode: Episode | None = None
     try:
         shutil.copyfile(relay.__file__, plumbing / RELAY_NAME)
         (plumbing / "python").mkdir(mode=0o755)
@@ -239,11 +243,12 @@ def run_harness(
         binds = [ReadOnlyBind(plumbing, PROXY_DIR)]
         if harness_dir is not None:
             binds.append(ReadOnlyBind(Path(harness_dir), HARNESS_DIR))
-        if mlebench:
+        if config.mlebench:
             write_tools(plumbing / "bin")
         if agent is not None and staged is not None:
             stage(agent, staged / "home")
             binds.append(ReadOnlyBind(staged / "home", STAGE_DIR))
+        episode = Episode.open(competition_id, config)
         proxy = ModelProxy(
             model_endpoint,
             plumbing / _SOCKET,
@@ -251,42 +256,39 @@ def run_harness(
             max_requests=max_requests,
             max_validations=max_validations,
             api_key=api_key,
+            validate=episode.check_submission,
         )
-        with (
-            gym.make(
-                f"mle/{competition_id}-v0", backend=backend, reward_mode=reward_mode, **env_kwargs
-            ) as gym_env,
-            proxy,
-        ):
-            _, first = gym_env.reset(seed=seed)
-            episode = gym_env.unwrapped
-            episode.start(binds, writable_home=mlebench)
-            proxy.validate = episode.check_submission
+        with proxy:
+            episode.reset(seed)
+            episode.start(binds, writable_home=config.mlebench)
             deadline = time.monotonic() + episode.time_limit
-            variables = _mlebench_variables(agent, env_kwargs.get("task"), harness_dir)
+            variables = _mlebench_variables(agent, config.task, harness_dir)
             extra = {**variables, **(env or {})}
             exit_code, cut = _run_in_sandbox(
-                episode, first["task"], proxy, argv, port, harness_dir is not None, extra,
-                deadline, agent is not None,
+                episode, proxy, argv, port, harness_dir is not None, extra, deadline,
+                agent is not None,
             )  # fmt: skip
             proxy.close()  # no more model calls, whatever is still running
-            episode.sandbox.kill_processes()
+            episode.stop_processes()
             agent_logs = None
             if agent is not None:
                 # what MLE-bench's runner copies out besides the submission, bounded
                 agent_logs = run_dir / "agent_logs" / "files"  # its index beside: code.json
-                keep_code(episode.sandbox, LOGS_DIR, agent_logs)
+                episode.keep_code(agent_logs, source=LOGS_DIR)
                 episode.keep_code(run_dir / "code" / "files")
             output = run_dir / "harness.log"
-            logs_dir = getattr(episode.sandbox, "logs_dir", None)
-            if logs_dir is not None and (logs_dir / "harness.log").is_file():
-                shutil.copyfile(logs_dir / "harness.log", output)
-            _, reward, *_, info = gym_env.step({"tool": "submit"})
+            harness_log = episode.command_log("harness.log")
+            if harness_log is not None:
+                shutil.copyfile(harness_log, output)
+            ending = episode.step({"tool": "submit"})
+            reward, info = ending.reward, ending.info
             graded = info.get("graded_submission")
             submission = run_dir / Path(graded).name if graded else None
             if graded:
                 shutil.copyfile(graded, submission)
     finally:
+        if episode is not None:
+            episode.close()
         shutil.rmtree(plumbing, ignore_errors=True)
         if staged is not None:
             shutil.rmtree(staged, ignore_errors=True)
@@ -311,8 +313,7 @@ def run_harness(
 
 
 def _run_in_sandbox(
-    episode: Any,
-    statement: str,
+    episode: Episode,
     proxy: ModelProxy,
     command: str,
     port: int,
@@ -321,14 +322,16 @@ def _run_in_sandbox(
     deadline: float,
     agent_folder: bool = False,
 ) -> tuple[int | None, bool]:
-    """Write the task (`statement`, reset()'s info["task"]), start the relay, let the
-    sandbox's agent (and no one else) reach the proxy, run the harness until it exits or
-    the deadline."""
+    """Write the task, start the relay, let the sandbox's agent (and no one else) reach
+    the proxy, run the harness until it exits or the deadline."""
     sandbox = episode.sandbox
     paths = sandbox.paths
-    submission = f"{paths.submission}/{episode.competition.submission.filename}"
     task = harness_task(
-        statement, submission, episode.time_limit, proxy.max_requests, proxy.max_validations
+        episode.statement(),
+        episode.submission_path,
+        episode.time_limit,
+        proxy.max_requests,
+        proxy.max_validations,
     )
     sandbox.write_file(TASK_FILE, task.encode())
     try:
@@ -336,7 +339,7 @@ def _run_in_sandbox(
     except SandboxError as exc:
         raise HarnessError(str(exc)) from None
     variables = harness_variables(port, task, harness_dir, extra)
-    if episode.mlebench is not None:  # conda's stand-in, after the sandbox's own programs
+    if episode.task.mlebench:  # conda's stand-in, after the sandbox's own programs
         variables["PATH"] = f"{variables.get('PATH', '$PATH')}:{PROXY_DIR}/bin"
     sandbox.run(_exports(variables), _RELAY_START_TIMEOUT)
     if agent_folder:  # the agent's own copy of its files, as its image had them

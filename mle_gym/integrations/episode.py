@@ -15,6 +15,7 @@ from typing import Any
 import gymnasium as gym
 
 import mle_gym
+from mle_gym.envs.config import ADAPTER, option_names
 from mle_gym.grading.outcome import trainer_fields
 from mle_gym.grading.report import MEDALS, summarize
 from mle_gym.tools import ActionError
@@ -23,18 +24,7 @@ from mle_gym.tools import ActionError
 EPISODE_OVER = "The episode is over (it was submitted or its budget ran out); no more steps."
 
 #: `gym.make` options an adapter takes from its configuration or a dataset row.
-MAKE_OPTIONS = (
-    "backend",
-    "time_limit",
-    "max_steps",
-    "step_timeout",
-    "max_output_chars",
-    "reward_mode",
-    "network",
-    "network_policy",
-    "sandbox_options",
-    "concurrent_episodes",
-)
+MAKE_OPTIONS = option_names(ADAPTER)
 
 
 def task_prompt(info: Mapping[str, Any]) -> str:

@@ -47,7 +47,7 @@ from nemo_gym.server_utils import SESSION_ID_KEY
 from pydantic import ConfigDict, PrivateAttr
 
 import mle_gym
-from mle_gym.integrations.episode import ToolEpisode
+from mle_gym.integrations.episode import MAKE_OPTIONS, ToolEpisode
 
 #: The resources server's directory name under resources_servers/ (and its config's key).
 SERVER_NAME = "mle_gym"
@@ -77,10 +77,7 @@ class MleGymResourcesServerConfig(BaseResourcesServerConfig):
     concurrent_episodes: int | None = None
 
     def make_options(self) -> dict[str, Any]:
-        names = ("backend", "max_steps", "time_limit", "step_timeout", "max_output_chars")
-        names += ("reward_mode", "network", "network_policy", "sandbox_options")
-        names += ("concurrent_episodes",)
-        return {k: getattr(self, k) for k in names if getattr(self, k) is not None}
+        return {k: getattr(self, k) for k in MAKE_OPTIONS if getattr(self, k) is not None}
 
 
 class MleGymSeedSessionRequest(BaseSeedSessionRequest):

@@ -253,10 +253,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--time-limit", type=float, default=None)
     parser.add_argument("--max-output-chars", type=int, default=None)
     args = parser.parse_args(argv)
-    options: dict[str, Any] = {"backend": args.backend}
-    for name in ("max_steps", "time_limit", "max_output_chars"):
-        if getattr(args, name) is not None:
-            options[name] = getattr(args, name)
+    options = {k: v for k in MAKE_OPTIONS if (v := getattr(args, k, None)) is not None}
     get_competition(args.competition_id)  # an unknown id fails before serving
     app = create_server(args.competition_id, args.max_concurrent_envs, **options)
     uvicorn.run(app, host=args.host, port=args.port)
