@@ -53,7 +53,7 @@ def test_reset_info_holds_the_task_the_manual_and_the_budget(digits: Path) -> No
     assert info["tools_manual"].startswith("## Tools\n") and SUBMISSION in info["tools_manual"]
     assert "Handwritten digits" in info["task"] and "## Tools" not in info["task"]
     # the observation is these fields, in the words agents have always read
-    expected = f"{info['task']}\n{info['tools_manual']}\n## Budget\n{budget['text']}"
+    expected = f"{info['task']}\n{info['tools_manual']}\n## Budget\n{budget['text']}\n"
     assert observation == expected
     messages, same = _fields(max_steps=7, time_limit=600, step_timeout=100,
                              observation_format="messages")  # fmt: skip
@@ -64,7 +64,7 @@ def test_reset_info_holds_the_task_the_manual_and_the_budget(digits: Path) -> No
 def test_the_prompt_is_task_and_budget(digits: Path) -> None:
     observation, info = _fields()
     prompt = task_prompt(info)
-    assert prompt == f"{info['task'].rstrip()}\n\n## Budget\n{info['budget']['text']}"
+    assert prompt == f"{info['task'].rstrip()}\n\n## Budget\n{info['budget']['text']}\n"
     assert "Every step is one action" in observation and "Every step is one action" not in prompt
 
 

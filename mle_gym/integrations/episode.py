@@ -31,7 +31,7 @@ def task_prompt(info: Mapping[str, Any]) -> str:
     """What a chat prompt gives a model of the task, from reset()'s `info`: the task
     statement and the budget, without the text manual of dict actions (a chat prompt gives
     the tools as function schemas instead)."""
-    return f"{info['task'].rstrip()}\n\n## Budget\n{info['budget']['text']}"
+    return f"{info['task'].rstrip()}\n\n## Budget\n{info['budget']['text']}\n"
 
 
 def grade(reward: float, report: dict[str, Any] | None) -> dict[str, Any]:
