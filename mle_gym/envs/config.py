@@ -12,7 +12,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 from mle_gym.envs.messages import OBSERVATION_FORMATS
 from mle_gym.envs.mlebench_task import TASKS, VALIDATION_MODES
@@ -153,6 +153,13 @@ class EnvConfig:
 def option_names(tag: str | None = None) -> tuple[str, ...]:
     """The env's option names, in `EnvConfig`'s order; with `tag`, those tagged so."""
     return tuple(f.name for f in fields(EnvConfig) if tag is None or tag in f.metadata["tags"])
+
+
+def option_types(tag: str | None = None) -> dict[str, Any]:
+    """Each option's type (resolved annotation), for a consumer that declares the options
+    in its own schema (NeMo-Gym's pydantic config)."""
+    hints = get_type_hints(EnvConfig)
+    return {name: hints[name] for name in option_names(tag)}
 
 
 def option_defaults() -> dict[str, Any]:

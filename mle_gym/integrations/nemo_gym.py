@@ -44,9 +44,10 @@ from nemo_gym.base_resources_server import (
     SimpleResourcesServer,
 )
 from nemo_gym.server_utils import SESSION_ID_KEY
-from pydantic import ConfigDict, PrivateAttr
+from pydantic import ConfigDict, PrivateAttr, create_model
 
 import mle_gym
+from mle_gym.envs.config import ADAPTER, option_types
 from mle_gym.integrations.episode import MAKE_OPTIONS, ToolEpisode
 
 #: The resources server's directory name under resources_servers/ (and its config's key).
@@ -61,20 +62,20 @@ SYSTEM_PROMPT = (
 )
 
 
-class MleGymResourcesServerConfig(BaseResourcesServerConfig):
+#: The env options an adapter takes (EnvConfig's "adapter" fields), each optional: a server
+#: config sets only those it changes.
+_EnvOptions = create_model(
+    "_EnvOptions",
+    __base__=BaseResourcesServerConfig,
+    **{name: (kind | None, None) for name, kind in option_types(ADAPTER).items()},
+)
+
+
+class MleGymResourcesServerConfig(_EnvOptions):
     """The server's own options for every episode (`gym.make` keywords); a row picks only
     the competition and the seed."""
 
     backend: str = "local"
-    max_steps: int | None = None
-    time_limit: float | None = None
-    step_timeout: float | None = None
-    max_output_chars: int | None = None
-    reward_mode: str | None = None
-    network: bool | str | None = None
-    network_policy: str | dict[str, Any] | None = None
-    sandbox_options: dict[str, Any] | None = None
-    concurrent_episodes: int | None = None
 
     def make_options(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in MAKE_OPTIONS if getattr(self, k) is not None}
