@@ -101,9 +101,9 @@ class Checkpoint:
     logs: list[TreeEntry]
 
 
-def load(folder: Path, bounds: CheckpointBounds = DEFAULT_BOUNDS) -> Checkpoint:
-    """Read and check the checkpoint in `folder` (its store is the folder's parent) and the
-    blobs it names; `CheckpointError` saying what is wrong."""
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """The manifest of the checkpoint in `folder`, checked against its checksum and format
+    only (its entries and blobs are `load`'s to check); `CheckpointError` when it is not one."""
     folder = Path(folder)
     try:
         data = (folder / MANIFEST).read_bytes()
@@ -120,6 +120,14 @@ def load(folder: Path, bounds: CheckpointBounds = DEFAULT_BOUNDS) -> Checkpoint:
         raise CheckpointError(f"{folder}: the manifest is not JSON: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise CheckpointError(f"{folder}: not a checkpoint of format {FORMAT}")
+    return manifest
+
+
+def load(folder: Path, bounds: CheckpointBounds = DEFAULT_BOUNDS) -> Checkpoint:
+    """Read and check the checkpoint in `folder` (its store is the folder's parent) and the
+    blobs it names; `CheckpointError` saying what is wrong."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
     places_data = manifest.get("places")
     if not isinstance(places_data, dict):
         raise CheckpointError(f"{folder}: the manifest lists no places")
@@ -220,6 +228,17 @@ def _check_bounds(entries: list[TreeEntry], bounds: CheckpointBounds) -> None:
         raise CheckpointError(
             f"the checkpoint holds {total:,} bytes, over the bound of {bounds.max_bytes:,}"
         )
+
+
+def checked_blob(store: CheckpointStore, digest: str, size: int, shown: str) -> Path:
+    """The blob of content `digest` of `size` bytes, checked as a file entry's is (what a
+    caller keeps beside the workspace: an episode's snapshots); `shown` names it in errors."""
+    if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+        raise CheckpointError(f"{shown} has no valid sha256")
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise CheckpointError(f"{shown} has no valid size")
+    _check_blob(store, TreeEntry(shown, "file", 0o444, size, sha256=digest))
+    return store.blob_path(digest)
 
 
 def _check_blob(store: CheckpointStore, entry: TreeEntry) -> None:

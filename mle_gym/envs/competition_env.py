@@ -63,13 +63,19 @@ class CompetitionEnv(gym.Env):
 
     # -- the Gymnasium API --------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
-        """A new episode (its sandbox starts on the first step). `info` gains the task
+        """A new episode (its sandbox starts on the first step), or with
+        `options={"checkpoint": path}` the checkpointed one resumed in a fresh sandbox
+        (`checkpoint()`; `info["resumed_from"]` names it). `info` gains the task
         (`task`), the tools' manual (`tools_manual`) and the budget (`budget`), the parts
         the first observation joins, for scaffolds that show them their own way."""
         super().reset(seed=seed)
         # gym.make(..., max_episode_steps=N) asks for N steps: the episode is graded then.
         seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
-        given = self.episode.reset(seed, _time_limit_above())
+        checkpoint = (options or {}).get("checkpoint")
+        if checkpoint is not None:  # the episode checkpointed there goes on
+            given = self.episode.resume(Path(checkpoint), _time_limit_above())
+        else:
+            given = self.episode.reset(seed, _time_limit_above())
         self._last_observation = given.observation
         info = self.episode.info()
         info.update(task=given.task, tools_manual=given.tools_manual, budget=given.budget())
@@ -188,6 +194,11 @@ class CompetitionEnv(gym.Env):
 
     def keep_code(self, dest: Path, bounds: CodeBounds | None = None) -> dict[str, Any] | None:
         return self.episode.keep_code(dest, bounds)
+
+    def checkpoint(self, directory: Path | None = None) -> Path:
+        """`Episode.checkpoint`: the running episode saved; reset(options={"checkpoint":
+        path}) on this env or a new one goes on from it."""
+        return self.episode.checkpoint(directory)
 
     # -- helpers ------------------------------------------------------------------------------
     def _observe(self, text: str, tool: str, call_id: str | None) -> str | dict[str, str]:

@@ -23,6 +23,7 @@ from mle_gym.data.cache import CompetitionDirs
 from mle_gym.data.gate import require_prepared
 from mle_gym.envs.config import EnvConfig, snapshot_bounds
 from mle_gym.envs.egress_setup import NETWORK_LOG, EgressSetup, not_started_summary, policy_for
+from mle_gym.envs.episode_checkpoint import checked_meta, resume_into, write_checkpoint
 from mle_gym.envs.info_values import optional, optional_numbers
 from mle_gym.envs.integrity import IntegrityLog
 from mle_gym.envs.kept_code import CodeBounds, keep_code
@@ -158,6 +159,8 @@ class Episode:
         self._budget = GradingBudget(config.grading_cpu_budget)
         self._ending = False
         self._started: float | None = None
+        #: The checkpoint this episode resumed from, with its own lineage (None: from the start).
+        self.resumed_from: dict[str, Any] | None = None
 
     @classmethod
     def open(cls, competition_id: str, config: EnvConfig) -> Episode:
@@ -193,7 +196,27 @@ class Episode:
         self._integrity = IntegrityLog(network=self.config.network)
         self._budget = GradingBudget(self.config.grading_cpu_budget)
         self._ending = False
+        self.resumed_from = None
         return self.opening()
+
+    def checkpoint(self, directory: Path | None = None) -> Path:
+        """Write a checkpoint of the running episode (envs/episode_checkpoint.py) into the
+        store at `directory` (default: `$MLE_GYM_HOME/checkpoints`); its folder."""
+        return write_checkpoint(self, directory)
+
+    def resume(self, checkpoint: Path, max_steps: int | None = None) -> Opening:
+        """End any episode running and go on with the one checkpointed in `checkpoint`, in a
+        fresh sandbox, with what was left of its budgets; the opening says what was not
+        restored. ValueError (nothing ended) for a checkpoint of another competition or
+        configuration; CheckpointError for a damaged one."""
+        meta = checked_meta(self, Path(checkpoint))
+        opening = self.reset(meta["seed"], min(meta["max_steps"], max_steps or meta["max_steps"]))
+        try:
+            resumed = resume_into(self, Path(checkpoint), meta)
+        except BaseException:
+            self.close()
+            raise
+        return replace(opening, budget_text=f"{opening.budget_text}\n\n{resumed.note(self)}")
 
     def start(self, binds: Sequence[ReadOnlyBind] = (), writable_home: bool = False) -> None:
         """Start the episode's sandbox now, rather than on the first step (a no-op once
@@ -424,6 +447,8 @@ class Episode:
             self._budget.to_dict(),
             info["network"] if self._egress is not None else None,
         )
+        if self.resumed_from is not None:
+            info["integrity"]["resumed_from"] = self.resumed_from
         self.done = True
         return float(reward)
 
@@ -606,6 +631,8 @@ class Episode:
         }
         if tool is not None:
             info["tool"] = tool
+        if self.resumed_from is not None:
+            info["resumed_from"] = self.resumed_from
         info["sandbox"] = optional_numbers(
             {**self.sandbox.describe(), "started": self.started, "runtime": dict(self._runtime)}
         )

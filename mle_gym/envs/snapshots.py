@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,25 @@ class SnapshotKeeper:
             "max_count": self.max_count,
             "max_bytes": self.max_bytes,
         }
+
+    @property
+    def made(self) -> int:
+        """Copies made so far (kept or thinned): the next copy's number follows it."""
+        return self._made
+
+    def adopt(
+        self, kept: list[Snapshot], thinned: int, made: int, content: Callable[[Snapshot], Path]
+    ) -> None:
+        """Take over an earlier segment's copies (a resumed episode's): each copied in from
+        `content(snapshot)`, a host file already checked against its sha256."""
+        for snapshot in kept:
+            if Path(snapshot.file).name != snapshot.file or snapshot.file.startswith("."):
+                raise ValueError(f"not a snapshot's file name: {snapshot.file!r}")
+            _copy(content(snapshot), self.directory / snapshot.file)
+        self.kept = list(kept)
+        self.thinned = thinned
+        self._made = max(made, len(kept))
+        self._write_index()
 
     def _thin(self) -> None:
         while len(self.kept) > 1 and (

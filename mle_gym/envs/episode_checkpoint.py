@@ -1,0 +1,192 @@
+"""An episode's checkpoint, and resuming an episode from one: the `Episode`'s own state on top
+of its sandbox's workspace and shell (mle_gym.checkpoints).
+
+A checkpoint's `meta` holds what the episode needs to go on where it stopped: the competition,
+task, seed and configuration it ran under (a resume under others is refused), the step count
+and the wall-clock time used (the resumed episode spends what is left of both), the integrity
+record and host grading budget so far, the kept submission snapshots (their contents stored in
+the checkpoint's store beside the workspace's files), and the lineage of earlier segments.
+Running processes are not captured (mle_gym.checkpoints.workspace.NOT_KEPT says so in every
+checkpoint and every resumed episode's first observation).
+
+The functions here are the `Episode`'s collaborators: they read and set its state, and the
+`Episode` exposes them as `checkpoint` and `resume`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mle_gym.checkpoints.store import CheckpointError, CheckpointStore, checked_blob, read_manifest
+from mle_gym.checkpoints.workspace import NOT_KEPT, RestoreReport, capture, restore
+from mle_gym.data.cache import cache_root
+from mle_gym.envs.config import EnvConfig
+from mle_gym.envs.integrity import IntegrityLog
+from mle_gym.envs.snapshots import Snapshot, elapsed_since
+from mle_gym.grading.budget import GradingBudget
+
+if TYPE_CHECKING:
+    from mle_gym.envs.episode import Episode
+
+#: What an episode checkpoint's meta says it is.
+KIND = "mle-gym-episode/1"
+#: Options that change neither what the episode is nor what the agent may do: a resume may
+#: differ in them (how observations look, how many episodes share the host).
+FREE_OPTIONS = frozenset({"render_mode", "observation_format", "concurrent_episodes"})
+
+
+def default_directory() -> Path:
+    """Where `checkpoint()` writes without a directory: `$MLE_GYM_HOME/checkpoints`, one store
+    for every env on the host (a file's content stored once across them)."""
+    return cache_root() / "checkpoints"
+
+
+def config_record(config: EnvConfig) -> dict[str, Any]:
+    """The configuration as JSON (paths as text), as a checkpoint keeps it."""
+    record = {f.name: getattr(config, f.name) for f in fields(config)}
+    return json.loads(json.dumps(record, default=str))
+
+
+def write_checkpoint(episode: Episode, directory: Path | None = None) -> Path:
+    """Capture the running `episode` into the store at `directory`; the checkpoint's folder.
+    Starts the sandbox of an episode that has not begun; RuntimeError when none runs."""
+    if episode.done:
+        raise RuntimeError("no episode is running: call reset() before checkpoint()")
+    episode._start_for_step()
+    store = CheckpointStore(Path(directory) if directory is not None else default_directory())
+    store.root.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "kind": KIND,
+        "competition_id": episode.competition.id,
+        "task": episode.task.name,
+        "data_variant": getattr(episode.config, "data", None) or "full",
+        "seed": episode.seed,
+        "config": config_record(episode.config),
+        "backend": episode.config.backend,
+        "steps": episode.steps,
+        "max_steps": episode.max_steps,
+        "time_used": round(elapsed_since(episode._started), 3),
+        "time_limit": episode.config.time_limit,
+        "integrity": asdict(episode._integrity),
+        "grading_budget": episode._budget.to_dict(),
+        "snapshots": _store_snapshots(episode, store),
+        "resumed_from": episode.resumed_from,
+        "background_processes": NOT_KEPT[0],
+    }
+    return capture(episode.sandbox, store, meta)
+
+
+def _store_snapshots(episode: Episode, store: CheckpointStore) -> dict[str, Any] | None:
+    """The kept snapshots' index, their contents added to the store."""
+    keeper = episode._snapshots
+    if keeper is None:
+        return None
+    for snapshot in keeper.kept:
+        with (
+            open(keeper.directory / snapshot.file, "rb") as source,
+            tempfile.NamedTemporaryFile(dir=store.root, prefix=".snapshot-", delete=False) as out,
+        ):
+            shutil.copyfileobj(source, out)
+        store.add_blob(Path(out.name))
+    return {
+        "kept": [asdict(s) for s in keeper.kept],
+        "thinned": keeper.thinned,
+        "made": keeper.made,
+    }
+
+
+def checked_meta(episode: Episode, folder: Path) -> dict[str, Any]:
+    """The episode state of the checkpoint in `folder`, if `episode` may resume from it:
+    CheckpointError for what is not an intact episode checkpoint, ValueError for one of
+    another competition, task or configuration (naming the differences)."""
+    meta = read_manifest(folder).get("meta")
+    if not isinstance(meta, dict) or meta.get("kind") != KIND:
+        raise CheckpointError(f"{folder}: a checkpoint of a sandbox, not of an episode")
+    if meta.get("competition_id") != episode.competition.id:
+        raise ValueError(
+            f"{folder} is a checkpoint of {meta.get('competition_id')!r}; this env runs "
+            f"{episode.competition.id!r}"
+        )
+    ours, theirs = config_record(episode.config), meta.get("config")
+    if not isinstance(theirs, dict):
+        raise CheckpointError(f"{folder}: the checkpoint records no configuration")
+    differ = sorted(
+        name
+        for name in set(ours) | set(theirs)
+        if name not in FREE_OPTIONS and ours.get(name) != theirs.get(name)
+    )
+    if differ:
+        shown = ", ".join(f"{n}={theirs.get(n)!r} (this env: {ours.get(n)!r})" for n in differ)
+        raise ValueError(
+            f"{folder} was taken under another configuration: {shown}; make the env with the "
+            "checkpoint's options to resume it"
+        )
+    for name, kind in (("seed", int), ("steps", int), ("max_steps", int), ("time_used", float)):
+        value = meta.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise CheckpointError(f"{folder}: the checkpoint's {name} is not valid: {value!r}")
+        meta[name] = kind(value)
+    return meta
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """What a resume put back: the workspace's report and the lineage the episode records."""
+
+    report: RestoreReport
+    resumed_from: dict[str, Any]
+
+    def note(self, episode: Episode) -> str:
+        """The paragraph the first observation adds: what was resumed and what was not."""
+        lines = [
+            f"This episode resumes from a checkpoint taken after step {episode.steps}: your "
+            f"files, working directory and exported variables are as they were; "
+            f"{episode.max_steps - episode.steps} steps and "
+            f"{max(0.0, episode.time_left()):,.0f} seconds are left. Not restored:",
+            *(f"- {item}" for item in self.report.not_restored),
+        ]
+        return "\n".join(lines)
+
+
+def resume_into(episode: Episode, folder: Path, meta: dict[str, Any]) -> Resumed:
+    """Restore the checkpoint in `folder` (whose `meta` passed `checked_meta`) into the
+    `episode` just reset: its sandbox started, the workspace and shell restored, then the
+    step count, time used, integrity record, grading budget and snapshots."""
+    episode._start_for_step()
+    report = restore(episode.sandbox, folder)
+    try:
+        steps, used = meta["steps"], meta["time_used"]
+        integrity = IntegrityLog(**meta["integrity"])
+        budget = GradingBudget.from_dict(meta["grading_budget"])
+        budget.refused = int(meta["grading_budget"].get("refused", 0))
+        snapshots = meta.get("snapshots")
+        kept = [Snapshot(**s) for s in snapshots["kept"]] if snapshots else []
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CheckpointError(f"{folder}: the episode's state is unreadable: {exc}") from None
+    if episode._snapshots is not None and snapshots:
+        store = CheckpointStore(Path(folder).parent)
+        episode._snapshots.adopt(
+            kept,
+            int(snapshots.get("thinned", 0)),
+            int(snapshots.get("made", len(kept))),
+            lambda s: checked_blob(store, s.sha256, s.bytes, f"snapshot {s.file}"),
+        )
+    episode.steps = steps
+    episode._integrity = integrity
+    episode._budget = budget
+    # the wall clock goes on from the time the earlier segment used
+    episode._started = time.monotonic() - used
+    episode.resumed_from = {
+        "checkpoint": str(Path(folder).resolve()),
+        "id": Path(folder).name,
+        "steps": steps,
+        "seconds": used,
+        "parent": meta.get("resumed_from"),
+    }
+    return Resumed(report, episode.resumed_from)

@@ -1,0 +1,201 @@
+"""An episode checkpointed mid-way and resumed in a fresh sandbox after the process that ran
+it was SIGKILLed, on both backends; branches from one checkpoint; refused checkpoints."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import mle_gym
+from mle_gym.checkpoints.store import CHECKSUM, MANIFEST
+from mle_gym.envs import CompetitionEnv
+from mle_gym.sandbox.scratch import sweep
+
+SUBMISSION = "/home/submission/submission.csv"
+OPTIONS = {"step_timeout": 30, "max_steps": 20, "time_limit": 900}
+STEPS_BEFORE = 8
+
+# The first segment, in a process of its own: it prints the checkpoint, then waits to be killed.
+_FIRST_SEGMENT = """
+import json, sys, time
+from mle_gym.envs import CompetitionEnv
+backend, first, second, store = sys.argv[1:5]
+env = CompetitionEnv("sklearn-digits", backend=backend, **json.loads(sys.argv[5]))
+env.reset(seed=5)
+for action in (
+    {"tool": "create", "path": "/home/code/notes/a.txt", "file_text": "hello"},
+    "mkdir -p /home/code/work && cd /home/code/work && export MY_VAR='kept value'",
+    {"tool": "create", "path": "/home/code/sub.csv", "file_text": open(first).read()},
+    "cp /home/code/sub.csv /home/submission/submission.csv",
+    {"tool": "validate"},
+    {"tool": "create", "path": "/home/code/notes/b.csv", "file_text": open(second).read()},
+    "mv /home/code/notes/b.csv /home/submission/submission.csv",
+    {"tool": "validate"},
+):
+    observation, _, terminated, truncated, info = env.step(action)
+    assert not (terminated or truncated), observation
+folder = env.checkpoint(store)
+print(json.dumps({"checkpoint": str(folder), "steps_left": info["steps_left"]}), flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.fixture
+def digits_env_home(digits_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("MLE_GYM_HOME", str(digits_home))
+    return digits_home
+
+
+def _two_submissions(home: Path, folder: Path) -> tuple[Path, Path]:
+    """The sample submission (all 0) and the right answers, as files for the first segment."""
+    answers = pd.read_csv(home / "sklearn-digits" / "private" / "test.csv")
+    first, second = folder / "first.csv", folder / "second.csv"
+    answers.assign(label=0).to_csv(first, index=False)
+    answers.to_csv(second, index=False)
+    return first, second
+
+
+def _first_segment_killed(backend: str, home: Path, tmp_path: Path) -> dict:
+    """Run the first segment in its own process, SIGKILL it once it printed its checkpoint,
+    and clear what it left (its scratch folders, its container)."""
+    first, second = _two_submissions(home, tmp_path)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    args = [backend, str(first), str(second), str(tmp_path / "store"), json.dumps(OPTIONS)]
+    process = subprocess.Popen(
+        [sys.executable, "-c", _FIRST_SEGMENT, *args],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        start_new_session=True,
+    )
+    try:
+        line = process.stdout.readline() if process.stdout else ""
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(30)
+        if process.stdout:
+            process.stdout.close()
+        if backend == "docker":
+            import docker
+
+            from mle_gym.sandbox.containers import collect_garbage
+
+            collect_garbage(docker.from_env())
+        sweep(scratch)
+    assert line, "the first segment printed no checkpoint"
+    return json.loads(line)
+
+
+def test_an_episode_resumes_after_its_process_was_killed(
+    digits_env_home: Path, backend: str, tmp_path: Path
+) -> None:
+    printed = _first_segment_killed(backend, digits_env_home, tmp_path)
+    folder = Path(printed["checkpoint"])
+    assert printed["steps_left"] == OPTIONS["max_steps"] - STEPS_BEFORE
+    meta = json.loads((folder / MANIFEST).read_text())["meta"]
+    assert "not captured" in meta["background_processes"]
+    assert meta["steps"] == STEPS_BEFORE and meta["seed"] == 5
+    assert len(meta["snapshots"]["kept"]) == 2
+
+    env = CompetitionEnv("sklearn-digits", backend=backend, **OPTIONS)
+    try:
+        observation, info = env.reset(options={"checkpoint": str(folder)})
+        assert f"resumes from a checkpoint taken after step {STEPS_BEFORE}" in observation
+        assert "running processes" in observation  # what was not restored
+        lineage = info["resumed_from"]
+        assert lineage["checkpoint"] == str(folder.resolve()) and lineage["parent"] is None
+        assert lineage["steps"] == STEPS_BEFORE and lineage["seconds"] == meta["time_used"] > 0
+        assert info["step"] == STEPS_BEFORE and info["seed"] == 5
+        assert info["steps_left"] == OPTIONS["max_steps"] - STEPS_BEFORE
+        assert info["time_left"] <= OPTIONS["time_limit"] - int(meta["time_used"])
+
+        observation, *_, info = env.step("pwd; echo \"$MY_VAR\"; cat /home/code/notes/a.txt")
+        assert observation.split()[:4] == ["/home/code/work", "kept", "value", "hello"]
+        assert info["step"] == STEPS_BEFORE + 1
+        assert info["steps_left"] == OPTIONS["max_steps"] - STEPS_BEFORE - 1
+
+        *_, reward, terminated, _, info = env.step({"tool": "submit"})
+        assert terminated and info["report"]["score"] == 1.0 and reward > 0
+        kept = info["snapshots"]["kept"]
+        assert [s["final"] for s in kept] == [False, True]
+        assert [s["step"] for s in kept] == [s["step"] for s in meta["snapshots"]["kept"]]
+        for snapshot in kept:  # the earlier segment's copies, on this host again
+            content = (Path(info["snapshots"]["dir"]) / snapshot["file"]).read_bytes()
+            assert hashlib.sha256(content).hexdigest() == snapshot["sha256"]
+        graded = mle_gym.evaluate_snapshots("sklearn-digits", info["snapshots"])
+        assert [g["score"] for g in graded][-1] == 1.0 and graded[0]["score"] < 0.5
+        integrity = info["integrity"]
+        assert integrity["validations"] == 2 and integrity["grades_before_end"] == 0
+        assert integrity["submission_snapshots"] == 2
+        assert integrity["last_submission_write_step"] == kept[-1]["step"]
+        assert integrity["resumed_from"] == lineage
+    finally:
+        env.close()
+
+
+def test_branches_from_one_checkpoint_run_apart(
+    digits_env_home: Path, backend: str, tmp_path: Path
+) -> None:
+    parent = CompetitionEnv("sklearn-digits", backend=backend, **OPTIONS)
+    other = CompetitionEnv("sklearn-digits", backend=backend, **OPTIONS)
+    try:
+        parent.reset(seed=1)
+        parent.step("echo base > /home/code/base.txt")
+        folder = parent.checkpoint(tmp_path / "store")
+        # the same env and a new one, each a branch
+        _, info_a = parent.reset(options={"checkpoint": folder})
+        _, info_b = other.reset(options={"checkpoint": folder})
+        assert info_a["resumed_from"]["checkpoint"] == info_b["resumed_from"]["checkpoint"]
+        parent.step("echo a > /home/code/only-a.txt")
+        observation, *_ = other.step("ls /home/code")
+        assert observation.split() == ["base.txt"]
+        # a checkpoint of a branch names its parent
+        child = parent.checkpoint(tmp_path / "store")
+        _, info = other.reset(options={"checkpoint": child})
+        assert info["resumed_from"]["parent"] == info_a["resumed_from"]
+        observation, *_ = other.step("ls /home/code")
+        assert observation.split() == ["base.txt", "only-a.txt"]
+    finally:
+        parent.close()
+        other.close()
+
+
+def test_a_checkpoint_of_another_competition_or_configuration_is_refused(
+    digits_env_home: Path, tmp_path: Path
+) -> None:
+    env = CompetitionEnv("sklearn-digits", backend="local", **OPTIONS)
+    other = CompetitionEnv("sklearn-digits", backend="local", **{**OPTIONS, "max_steps": 5})
+    try:
+        env.reset(seed=0)
+        env.step("echo x > /home/code/x")
+        folder = env.checkpoint(tmp_path / "store")
+        other.reset(seed=0)
+        other.step("echo running > /home/code/mine")
+        with pytest.raises(ValueError, match=r"another configuration: max_steps=20"):
+            other.reset(options={"checkpoint": folder})
+        # a refused checkpoint ends nothing: the running episode goes on
+        observation, *_ = other.step("cat /home/code/mine")
+        assert observation.strip() == "running"
+
+        # the same checkpoint, rewritten (checksum and all) as another competition's
+        manifest = json.loads((folder / MANIFEST).read_text())
+        manifest["meta"]["competition_id"] = "spaceship-titanic"
+        forged = folder.parent / "forged"
+        forged.mkdir()
+        data = json.dumps(manifest).encode()
+        (forged / MANIFEST).write_bytes(data)
+        (forged / CHECKSUM).write_text(hashlib.sha256(data).hexdigest())
+        with pytest.raises(ValueError, match="checkpoint of 'spaceship-titanic'"):
+            env.reset(options={"checkpoint": forged})
+    finally:
+        env.close()
+        other.close()
