@@ -9,13 +9,14 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import mle_gym
-from mle_gym.checkpoints.store import CHECKSUM, MANIFEST
+from mle_gym.checkpoints.store import CHECKSUM, MANIFEST, CheckpointError
 from mle_gym.envs import CompetitionEnv
 from mle_gym.sandbox.scratch import sweep
 
@@ -118,7 +119,7 @@ def test_an_episode_resumes_after_its_process_was_killed(
         assert info["steps_left"] == OPTIONS["max_steps"] - STEPS_BEFORE
         assert info["time_left"] <= OPTIONS["time_limit"] - int(meta["time_used"])
 
-        observation, *_, info = env.step("pwd; echo \"$MY_VAR\"; cat /home/code/notes/a.txt")
+        observation, *_, info = env.step('pwd; echo "$MY_VAR"; cat /home/code/notes/a.txt')
         assert observation.split()[:4] == ["/home/code/work", "kept", "value", "hello"]
         assert info["step"] == STEPS_BEFORE + 1
         assert info["steps_left"] == OPTIONS["max_steps"] - STEPS_BEFORE - 1
@@ -187,15 +188,53 @@ def test_a_checkpoint_of_another_competition_or_configuration_is_refused(
         assert observation.strip() == "running"
 
         # the same checkpoint, rewritten (checksum and all) as another competition's
-        manifest = json.loads((folder / MANIFEST).read_text())
-        manifest["meta"]["competition_id"] = "spaceship-titanic"
-        forged = folder.parent / "forged"
-        forged.mkdir()
-        data = json.dumps(manifest).encode()
-        (forged / MANIFEST).write_bytes(data)
-        (forged / CHECKSUM).write_text(hashlib.sha256(data).hexdigest())
+        forged = _forged(folder, lambda meta: meta.update(competition_id="spaceship-titanic"))
         with pytest.raises(ValueError, match="checkpoint of 'spaceship-titanic'"):
             env.reset(options={"checkpoint": forged})
     finally:
         env.close()
         other.close()
+
+
+def _forged(folder: Path, change) -> Path:
+    """A copy of the checkpoint in `folder` with its meta changed by `change` and the
+    checksum recomputed (what someone able to write the run's folder could make)."""
+    manifest = json.loads((folder / MANIFEST).read_text())
+    change(manifest["meta"])
+    forged = folder.parent / f"forged-{len(list(folder.parent.iterdir()))}"
+    forged.mkdir()
+    data = json.dumps(manifest).encode()
+    (forged / MANIFEST).write_bytes(data)
+    (forged / CHECKSUM).write_text(hashlib.sha256(data).hexdigest())
+    return forged
+
+
+def test_snapshots_in_a_checkpoint_are_checked_before_they_are_restored(
+    digits_env_home: Path, tmp_path: Path
+) -> None:
+    """SECURITY: a resumed episode's snapshots land only in its own snapshot folder, with
+    the content the checkpoint's sha256 names."""
+    env = CompetitionEnv("sklearn-digits", backend="local", **OPTIONS)
+    try:
+        env.reset(seed=0)
+        env.step(f"cp /home/data/sample_submission.csv {SUBMISSION}")
+        env.step(f"rm {SUBMISSION}")  # its content is then the snapshot's alone
+        folder = env.checkpoint(tmp_path / "store")
+        kept = json.loads((folder / MANIFEST).read_text())["meta"]["snapshots"]["kept"]
+        assert len(kept) == 1
+
+        def escape(meta: dict) -> None:
+            meta["snapshots"]["kept"][0]["file"] = "../../escaped.csv"
+
+        with pytest.raises(CheckpointError, match="escaped"):
+            env.reset(options={"checkpoint": _forged(folder, escape)})
+        assert not (Path(tempfile.gettempdir()) / "escaped.csv").exists()
+        assert not list(tmp_path.rglob("escaped.csv"))
+
+        blob = tmp_path / "store" / "blobs" / kept[0]["sha256"][:2] / kept[0]["sha256"]
+        blob.chmod(0o644)
+        blob.write_bytes(blob.read_bytes().replace(b"0", b"7"))
+        with pytest.raises(CheckpointError, match="sha256"):
+            env.reset(options={"checkpoint": folder})
+    finally:
+        env.close()

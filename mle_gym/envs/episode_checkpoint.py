@@ -171,12 +171,17 @@ def resume_into(episode: Episode, folder: Path, meta: dict[str, Any]) -> Resumed
         raise CheckpointError(f"{folder}: the episode's state is unreadable: {exc}") from None
     if episode._snapshots is not None and snapshots:
         store = CheckpointStore(Path(folder).parent)
-        episode._snapshots.adopt(
-            kept,
-            int(snapshots.get("thinned", 0)),
-            int(snapshots.get("made", len(kept))),
-            lambda s: checked_blob(store, s.sha256, s.bytes, f"snapshot {s.file}"),
-        )
+        try:
+            episode._snapshots.adopt(
+                kept,
+                int(snapshots.get("thinned", 0)),
+                int(snapshots.get("made", len(kept))),
+                lambda s: checked_blob(store, s.sha256, s.bytes, f"snapshot {s.file}"),
+            )
+        except CheckpointError:
+            raise
+        except (TypeError, ValueError) as exc:
+            raise CheckpointError(f"{folder}: the snapshots are not restorable: {exc}") from None
     episode.steps = steps
     episode._integrity = integrity
     episode._budget = budget
