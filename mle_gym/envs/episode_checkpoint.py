@@ -79,7 +79,13 @@ def write_checkpoint(episode: Episode, directory: Path | None = None) -> Path:
         "resumed_from": episode.resumed_from,
         "background_processes": NOT_KEPT[0],
     }
-    return capture(episode.sandbox, store, meta)
+    began = time.monotonic()
+    try:
+        return capture(episode.sandbox, store, meta)
+    finally:
+        # the time a checkpoint takes is not the agent's: its wall clock stands meanwhile
+        if episode._started is not None:
+            episode._started += time.monotonic() - began
 
 
 def _store_snapshots(episode: Episode, store: CheckpointStore) -> dict[str, Any] | None:
