@@ -143,31 +143,34 @@ def test_an_episode_resumes_after_its_process_was_killed(
         env.close()
 
 
-def test_branches_from_one_checkpoint_run_apart(
+def test_four_branches_from_one_checkpoint_run_apart(
     digits_env_home: Path, backend: str, tmp_path: Path
 ) -> None:
-    parent = CompetitionEnv("sklearn-digits", backend=backend, **OPTIONS)
-    other = CompetitionEnv("sklearn-digits", backend=backend, **OPTIONS)
+    envs = [CompetitionEnv("sklearn-digits", backend=backend, **OPTIONS) for _ in range(4)]
+    parent = envs[0]
     try:
         parent.reset(seed=1)
         parent.step("echo base > /home/code/base.txt")
         folder = parent.checkpoint(tmp_path / "store")
-        # the same env and a new one, each a branch
-        _, info_a = parent.reset(options={"checkpoint": folder})
-        _, info_b = other.reset(options={"checkpoint": folder})
-        assert info_a["resumed_from"]["checkpoint"] == info_b["resumed_from"]["checkpoint"]
-        parent.step("echo a > /home/code/only-a.txt")
-        observation, *_ = other.step("ls /home/code")
-        assert observation.split() == ["base.txt"]
-        # a checkpoint of a branch names its parent
-        child = parent.checkpoint(tmp_path / "store")
-        _, info = other.reset(options={"checkpoint": child})
-        assert info["resumed_from"]["parent"] == info_a["resumed_from"]
-        observation, *_ = other.step("ls /home/code")
-        assert observation.split() == ["base.txt", "only-a.txt"]
+        # the env that took it and three new ones, each a branch
+        infos = [env.reset(options={"checkpoint": folder})[1] for env in envs]
+        assert {i["resumed_from"]["checkpoint"] for i in infos} == {str(folder.resolve())}
+        assert all(i["step"] == 1 and i["seed"] == 1 for i in infos)
+        for n, env in enumerate(envs):
+            env.step(f"echo {n} > /home/code/branch-{n}.txt")
+        for n, env in enumerate(envs):
+            observation, *_ = env.step("ls /home/code")
+            assert sorted(observation.split()) == ["base.txt", f"branch-{n}.txt"]
+        # a checkpoint of a branch names the checkpoint that branch came from
+        child = envs[1].checkpoint(tmp_path / "store")
+        _, info = envs[2].reset(options={"checkpoint": child})
+        assert info["resumed_from"]["parent"] == infos[1]["resumed_from"]
+        assert info["step"] == 3
+        observation, *_ = envs[2].step("ls /home/code")
+        assert sorted(observation.split()) == ["base.txt", "branch-1.txt"]
     finally:
-        parent.close()
-        other.close()
+        for env in envs:
+            env.close()
 
 
 def test_a_checkpoint_of_another_competition_or_configuration_is_refused(
@@ -176,6 +179,8 @@ def test_a_checkpoint_of_another_competition_or_configuration_is_refused(
     env = CompetitionEnv("sklearn-digits", backend="local", **OPTIONS)
     other = CompetitionEnv("sklearn-digits", backend="local", **{**OPTIONS, "max_steps": 5})
     try:
+        with pytest.raises(RuntimeError, match="no episode is running"):
+            env.checkpoint(tmp_path / "store")
         env.reset(seed=0)
         env.step("echo x > /home/code/x")
         folder = env.checkpoint(tmp_path / "store")
