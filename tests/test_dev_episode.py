@@ -5,6 +5,7 @@ development score. data="test" stays as it was: no score before the end, no dens
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from mle_gym.data.dev_variant import DevVariantUnavailable, require_dev_variant
 from mle_gym.envs import episode
 from mle_gym.grading.metrics import METRICS
 from mle_gym.envs.config import EnvConfig
+from tests.batch_support import mle_gym
 from tests.conftest import require_bwrap
 
 ID = "sklearn-digits"
@@ -176,3 +178,39 @@ def test_the_agent_cannot_reach_the_dev_answers(dev_home: Path):
     assert "id,label" not in out and out.split()[-3:] == [
         "sample_submission.csv", "test.csv", "train.csv"
     ]
+
+
+@pytest.fixture(scope="module")
+def dev_and_test_runs(digits_home: Path, tmp_path_factory: pytest.TempPathFactory):
+    """One scripted episode of the demo on its development variant (dense reward) and one on
+    its test data, each a batch run of the CLI."""
+    require_bwrap()
+    root = tmp_path_factory.mktemp("dev-runs")
+    dev, test = root / "dev", root / "test"
+    common = ("run", ID, "--policy", "scripted", "--seeds", "1")
+    mle_gym(*common, "--run-dir", str(dev), "--data", "dev", "--reward-mode", "dense",
+            home=digits_home)  # fmt: skip
+    mle_gym(*common, "--run-dir", str(test), home=digits_home)
+    return dev, test
+
+
+def test_a_batch_on_the_dev_variant_records_it(dev_and_test_runs) -> None:
+    dev, test = dev_and_test_runs
+    result = json.loads((dev / "episodes" / ID / "seed-0" / "result.json").read_text())
+    assert result["integrity"]["data_variant"] == "dev" and result["integrity"]["dev_grades"] >= 1
+    assert result["total_reward"] == pytest.approx(max(0.0, result["normalized_score"]))
+    provenance = json.loads((dev / "provenance.json").read_text())
+    assert provenance["invocations"][0]["env"]["data"] == "dev"
+    other = json.loads((test / "episodes" / ID / "seed-0" / "result.json").read_text())
+    assert other["integrity"]["data_variant"] == "test"
+
+
+def test_reports_keep_the_dev_variant_apart(dev_and_test_runs, digits_home: Path) -> None:
+    dev, test = dev_and_test_runs
+    out = mle_gym("report", str(dev), home=digits_home).stdout
+    assert "data: the development variant" in out
+    refused = mle_gym("report", str(dev), "--compare", "published", home=digits_home, ok=False)
+    assert refused.returncode != 0 and "never put beside MLE-bench's published" in refused.stderr
+    mixed = mle_gym("report", str(test), str(dev), home=digits_home, ok=False)
+    assert mixed.returncode != 0 and "ran on different data" in mixed.stderr
+    assert "data: the development variant" not in mle_gym("report", str(test), home=digits_home).stdout
