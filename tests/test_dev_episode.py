@@ -111,6 +111,13 @@ def test_dense_rewards_sum_to_the_final_normalised_score(dev_home: Path):
     assert sum(1 for r in rewards if r != 0.0) >= 2
     # the validate and the dense reward graded the same file once
     assert infos[-1]["integrity"]["dev_grades"] == 4
+    # an episode the step budget ends pays the rest on its last step, and says why it ended
+    with _make(max_steps=2, reward_mode="dense") as env:
+        env.reset(seed=0)
+        first = env.step(TRAIN + "50")[1]
+        observation, last, _, truncated, info = env.step(TRAIN + "500")
+    assert truncated and "budget is spent" in observation and first > 0
+    assert first + last == pytest.approx(max(0.0, info["report"]["normalized_score"]), abs=1e-9)
 
 
 def test_on_the_test_data_no_metric_runs_before_submit(
@@ -199,6 +206,9 @@ def test_a_batch_on_the_dev_variant_records_it(dev_and_test_runs) -> None:
     result = json.loads((dev / "episodes" / ID / "seed-0" / "result.json").read_text())
     assert result["integrity"]["data_variant"] == "dev" and result["integrity"]["dev_grades"] >= 1
     assert result["total_reward"] == pytest.approx(max(0.0, result["normalized_score"]))
+    # its snapshots are graded after the episode on the same development answers
+    graded = json.loads((dev / "episodes" / ID / "seed-0" / "snapshots.json").read_text())
+    assert graded[-1]["final"] and graded[-1]["score"] == result["score"]
     provenance = json.loads((dev / "provenance.json").read_text())
     assert provenance["invocations"][0]["env"]["data"] == "dev"
     other = json.loads((test / "episodes" / ID / "seed-0" / "result.json").read_text())

@@ -390,10 +390,10 @@ class Episode:
             info["dev_score"] = self._dev_score
         if terminated or truncated:
             reward = self._finish(info)
-        elif self.config.reward_mode == "dense":
-            reward = self._dense_step()
             if truncated:
                 observation += BUDGET_SPENT
+        elif self.config.reward_mode == "dense":
+            reward = self._dense_step()
         return Outcome(observation, tool, reward, terminated, truncated, info)
 
     def _start_for_step(self) -> None:
@@ -461,6 +461,7 @@ class Episode:
             info["snapshots"] = {
                 **self._snapshots.to_dict(),
                 "grading_budget": self._budget.to_dict(),
+                "data_variant": self.config.data,  # what they are graded on
             }
         info["integrity"] = self._integrity.record(
             self.config.data,
