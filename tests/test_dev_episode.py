@@ -51,9 +51,10 @@ def dev_home(digits_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     return away
 
 
-def _make(**options):
-    require_bwrap()
-    return gym.make(f"mle/{ID}-v0", backend="local", data="dev", step_timeout=120, **options)
+def _make(backend: str = "local", **options):
+    if backend == "local":
+        require_bwrap()
+    return gym.make(f"mle/{ID}-v0", backend=backend, data="dev", step_timeout=120, **options)
 
 
 def test_validate_scores_on_the_dev_answers_and_the_real_private_stays_shut(dev_home: Path):
@@ -171,11 +172,11 @@ def test_a_competition_without_a_variant_is_refused_at_make(
     assert list(mle_home.iterdir()) == []
 
 
-def test_the_agent_cannot_reach_the_dev_answers(dev_home: Path):
+def test_the_agent_cannot_reach_the_dev_answers(dev_home: Path, backend: str):
     """The development answers stay on the host: neither their path nor the cache is in the
-    sandbox."""
+    sandbox, on either backend."""
     dev_private = CompetitionDirs.of(ID).root / "dev" / "private"
-    with _make(max_steps=5) as env:
+    with _make(backend, max_steps=5) as env:
         env.reset(seed=0)
         out, *_ = env.step(
             f"cat {dev_private}/test.csv {dev_home}/test.csv | head -c 40; "
