@@ -17,8 +17,8 @@ from mle_gym.competitions import get_competition
 from mle_gym.data import CompetitionDirs
 from mle_gym.data.dev_variant import DevVariantUnavailable, require_dev_variant
 from mle_gym.envs import episode
-from mle_gym.grading.metrics import METRICS
 from mle_gym.envs.config import EnvConfig
+from mle_gym.grading.metrics import METRICS
 from tests.batch_support import mle_gym
 from tests.conftest import require_bwrap
 
@@ -26,11 +26,12 @@ ID = "sklearn-digits"
 SUBMISSION = "/home/submission/submission.csv"
 #: A nearest-neighbour classifier trained on the first N rows of /home/data/train.csv.
 TRAIN = (
-    "python -c \"import sys, pandas as pd; from sklearn.neighbors import KNeighborsClassifier as K;"
+    'python -c "import sys, pandas as pd; from sklearn.neighbors import KNeighborsClassifier as K;'
     "t = pd.read_csv('/home/data/train.csv').head(int(sys.argv[1])); "
     "x = pd.read_csv('/home/data/test.csv'); f = [c for c in x.columns if c != 'id']; "
     "m = K(1).fit(t[f], t['label']); "
-    f"pd.DataFrame({{'id': x['id'], 'label': m.predict(x[f])}}).to_csv('{SUBMISSION}', index=False)\" "
+    "pd.DataFrame({'id': x['id'], 'label': m.predict(x[f])})"
+    f".to_csv('{SUBMISSION}', index=False)\" "
 )
 
 
@@ -75,7 +76,8 @@ def test_validate_scores_on_the_dev_answers_and_the_real_private_stays_shut(dev_
         assert info["dev_score"] > 0.8
         _, reward, terminated, _, info = env.step({"tool": "submit"})
     assert terminated and info["report"]["valid_submission"]
-    assert info["report"]["score"] > 0.8 and reward == pytest.approx(max(0.0, info["report"]["normalized_score"]))
+    normalised = max(0.0, info["report"]["normalized_score"])
+    assert info["report"]["score"] > 0.8 and reward == pytest.approx(normalised)
     assert info["data_variant"] == "dev" and "approximation" in info["data_note"]
     integrity = info["integrity"]
     assert integrity["data_variant"] == "dev" and integrity["dev_grades"] == 2
@@ -183,9 +185,8 @@ def test_the_agent_cannot_reach_the_dev_answers(dev_home: Path, backend: str):
             f"ls {CompetitionDirs.of(ID).root}; ls /home/data"
         )
     assert out.count("No such file or directory") == 3, out
-    assert "id,label" not in out and out.split()[-3:] == [
-        "sample_submission.csv", "test.csv", "train.csv"
-    ]
+    listed = out.split()[-3:]
+    assert "id,label" not in out and listed == ["sample_submission.csv", "test.csv", "train.csv"]
 
 
 @pytest.fixture(scope="module")
@@ -224,4 +225,5 @@ def test_reports_keep_the_dev_variant_apart(dev_and_test_runs, digits_home: Path
     assert refused.returncode != 0 and "never put beside MLE-bench's published" in refused.stderr
     mixed = mle_gym("report", str(test), str(dev), home=digits_home, ok=False)
     assert mixed.returncode != 0 and "ran on different data" in mixed.stderr
-    assert "data: the development variant" not in mle_gym("report", str(test), home=digits_home).stdout
+    plain = mle_gym("report", str(test), home=digits_home).stdout
+    assert "data: the development variant" not in plain
