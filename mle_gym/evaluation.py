@@ -20,7 +20,7 @@ from mle_gym.data.gate import require_prepared
 from mle_gym.grading.bounded import GradingLimits, grade_bounded
 from mle_gym.grading.budget import GradingBudget
 from mle_gym.grading.outcome import outcome
-from mle_gym.grading.rewards import REWARD_MODES
+from mle_gym.grading.rewards import DEV_ONLY_REWARD_MODES, REWARD_MODES
 from mle_gym.runs.layout import SNAPSHOT_INDEX
 
 
@@ -46,6 +46,10 @@ def evaluate(
     """
     if reward_mode not in REWARD_MODES:
         raise ValueError(f"unknown reward_mode {reward_mode!r}; choose one of {REWARD_MODES}")
+    if reward_mode in DEV_ONLY_REWARD_MODES and data != "dev":
+        raise ValueError(
+            f"reward_mode={reward_mode!r} grades a development variant: pass data='dev'"
+        )
     comp = get_competition(competition_id)
     dirs = require_prepared(comp.id, auto=False, root=Path(root) if root is not None else None)
     if data == "dev":

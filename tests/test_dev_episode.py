@@ -18,6 +18,7 @@ from mle_gym.data import CompetitionDirs
 from mle_gym.data.dev_variant import DevVariantUnavailable, require_dev_variant
 from mle_gym.envs import episode
 from mle_gym.envs.config import EnvConfig
+from mle_gym.evaluation import evaluate as mle_gym_evaluate
 from mle_gym.grading.metrics import METRICS
 from tests.batch_support import mle_gym
 from tests.conftest import require_bwrap
@@ -159,6 +160,8 @@ def test_test_data_is_unchanged_and_refuses_the_dense_reward(spaceship_home: Pat
     with pytest.raises(ValueError, match="data must be one of test, dev"):
         EnvConfig(data="train")
     assert EnvConfig().data == "test"
+    with pytest.raises(ValueError, match="pass data='dev'"):
+        mle_gym_evaluate("spaceship-titanic", "missing.csv", "dense")
 
 
 def test_a_competition_without_a_variant_is_refused_at_make(
