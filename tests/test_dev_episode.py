@@ -230,3 +230,30 @@ def test_reports_keep_the_dev_variant_apart(dev_and_test_runs, digits_home: Path
     assert mixed.returncode != 0 and "ran on different data" in mixed.stderr
     plain = mle_gym("report", str(test), home=digits_home).stdout
     assert "data: the development variant" not in plain
+
+
+def test_make_vec_takes_the_variant_and_the_dense_reward(dev_home: Path) -> None:
+    """Each sub-env runs on the variant: the sample submission pays next to nothing (its
+    normalised score is about 0), a trained one its normalised development score the step it
+    is written."""
+    import mle_gym
+
+    require_bwrap()
+    env = mle_gym.make_vec(
+        f"mle/{ID}-v0",
+        2,
+        vectorization_mode="sync",
+        data="dev",
+        reward_mode="dense",
+        step_timeout=120,
+    )
+    try:
+        env.reset(seed=0)
+        _, rewards, *_ = env.step(
+            [f"cp /home/data/sample_submission.csv {SUBMISSION}", TRAIN + "300"]
+        )
+        assert 0.0 <= rewards[0] < 0.1 and rewards[1] > 0.5
+        _, _, terminated, _, info = env.step([{"tool": "submit"}] * 2)
+        assert list(terminated) == [True, True] and list(info["data_variant"]) == ["dev", "dev"]
+    finally:
+        env.close()

@@ -70,8 +70,8 @@ BUDGET_SPENT = "\n[The episode's budget is spent; the current submission was gra
 #: The final info's word on a development variant's grade (`info["data_note"]`).
 DEV_NOTE = (
     "graded on the development variant's answers, carved from the public training data; "
-    "medals and the normalised score use the competition's leaderboard thresholds, an "
-    "approximation for this split"
+    "medals and the normalised score use the competition's leaderboard thresholds and sample "
+    "score, measured on its test set: an approximation for this split"
 )
 #: What the agent reads about the development variant, after the budget.
 DEV_BUDGET_NOTE = (
