@@ -158,7 +158,7 @@ def test_validate_never_reveals_a_score(env) -> None:
     env.step(f"cp /home/data/sample_submission.csv {SUBMISSION}")
     observation, reward, terminated, _, info = env.step({"tool": "validate"})
     assert observation == "The submission is valid." and reward == 0.0 and not terminated
-    assert "report" not in info
+    assert "report" not in info and "dev_score" not in info
 
 
 def test_submit_grades_and_terminates(env) -> None:

@@ -48,6 +48,7 @@ def test_the_summary_counts_what_each_record_says() -> None:
         "last_write_step": {"min": 5, "max": 5},
         "no_submission_written": 1,
         "task_variants": {"default": 3, "lite-hints": 1},
+        "data_variants": {"test": 4},  # records older than the data variant ran on test
     }
     lines = "\n".join(integrity_lines({**summary, "task_differences": {}, "audits": {}}))
     assert (

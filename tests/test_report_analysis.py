@@ -413,6 +413,7 @@ def test_cost_and_provenance_are_recorded_per_run_and_episode(
         "time_limit": 24 * 3600.0,
         "max_steps": 1000,
         "step_timeout": 3600.0,
+        "data": "test",
         "network": False,
         "network_policy": None,
         "reward_mode": "normalized",
@@ -653,6 +654,7 @@ def test_report_summarises_integrity_task_differences_and_audits(
         "last_write_step": {"min": 3, "max": 3},
         "no_submission_written": 0,
         "task_variants": {"default": 7},
+        "data_variants": {"test": 7},
         "task_differences": {},  # neither competition differs from MLE-bench on purpose
         "audits": {},
     }

@@ -52,7 +52,38 @@ def integrity_summary(records: Iterable[EpisodeRecord]) -> dict[str, Any]:
         "last_write_step": {"min": min(writes, default=None), "max": max(writes, default=None)},
         "no_submission_written": sum(i.get("last_submission_write_step") is None for _, i in kept),
         "task_variants": dict(Counter(i.get("task_variant", "default") for _, i in kept)),
+        "data_variants": dict(Counter(i.get("data_variant", "test") for _, i in kept)),
     }
+
+
+def data_variants(run: Run) -> set[str]:
+    """The data the run's episodes ran on (`EnvConfig.data`: "test" or "dev"), from its
+    settings and each episode's integrity record (older records ran on "test")."""
+    env = run.settings.get("env_kwargs") or {}
+    found = {env.get("data") or "test"}
+    for record in run.records:
+        found.add(((record.result or {}).get("integrity") or {}).get("data_variant", "test"))
+    return found
+
+
+def check_one_variant(runs: Iterable[Run], published: bool = False) -> None:
+    """Raise ValueError where a report would put episodes of different data side by side:
+    a development variant's grade is an approximation on a split of the public training
+    data, never comparable with a test grade or MLE-bench's published numbers."""
+    seen = {run.root.name: data_variants(run) for run in runs}
+    every = set().union(*seen.values())
+    if len(every) > 1:
+        said = "; ".join(f"{name}: {', '.join(sorted(v))}" for name, v in seen.items())
+        raise ValueError(
+            f"these episodes ran on different data ({said}): a report reads one data variant "
+            "at a time (development-variant grades are not test grades)"
+        )
+    if published and "dev" in every:
+        raise ValueError(
+            "this run graded on a development variant (data='dev'): its figures approximate "
+            "the competitions' on a split of their public training data and are never put "
+            "beside MLE-bench's published numbers"
+        )
 
 
 def run_integrity(run: Run) -> dict[str, Any]:
@@ -97,6 +128,11 @@ def integrity_lines(data: dict[str, Any]) -> list[str]:
     for competition, why in data.get("task_differences", {}).items():
         lines.append(
             f"task differs from MLE-bench: {competition}: {why['kind']}: {why['difference']}"
+        )
+    if data.get("data_variants", {}).get("dev"):
+        lines.append(
+            "data: the development variant (data='dev'): graded on answers carved from the "
+            "public training data; medals and normalised scores are an approximation there"
         )
     lines.extend(audit_lines(data.get("audits", {})))
     return lines

@@ -16,7 +16,7 @@ from typing import Any
 
 from mle_gym.analysis.aggregate import COMPLETE_SEEDS, RunSummary, aggregate
 from mle_gym.analysis.compare_runs import Column
-from mle_gym.analysis.integrity import run_integrity
+from mle_gym.analysis.integrity import check_one_variant, run_integrity
 from mle_gym.analysis.over_time import Point
 from mle_gym.analysis.provenance import provenance_summary
 from mle_gym.analysis.published import LATEST
@@ -103,10 +103,13 @@ def build_report(
         given = [name for name, value in asked.items() if value]
         if given:
             raise ValueError(f"{', '.join(given)}: read one run; name one run directory for it")
-        columns = tuple(Column(run, aggregate(run, rule)) for run in map(read_run, roots))
+        runs = [read_run(root) for root in roots]
+        check_one_variant(runs)
+        columns = tuple(Column(run, aggregate(run, rule)) for run in runs)
         first = columns[0].run
         return RunReport(columns, provenance_summary(first), run_integrity(first), leaderboard)
     run = read_run(roots[0])
+    check_one_variant([run], published)
     if at is not None:
         from mle_gym.analysis.over_time import records_at
 

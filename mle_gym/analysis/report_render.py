@@ -55,15 +55,18 @@ def to_csv(report: RunReport) -> str:
 
 
 def to_html(report: RunReport) -> str:
-    """One self-contained page (figures need the 'report' extra); it always shows the
-    published rows, compared with the report's leaderboard version when not asked."""
+    """One self-contained page (figures need the 'report' extra); it shows the published
+    rows, compared with the report's leaderboard version when not asked, except for a run on
+    a development variant, whose figures are never put beside them."""
     from mle_gym.analysis.html import html_report
-    from mle_gym.analysis.integrity import integrity_lines
+    from mle_gym.analysis.integrity import data_variants, integrity_lines
     from mle_gym.analysis.provenance import provenance_lines
     from mle_gym.analysis.published import compare_published
 
     run, summary = report.run, report.summary
-    published = report.published or compare_published(run, summary, report.leaderboard)
+    published = report.published
+    if published is None and "dev" not in data_variants(run):
+        published = compare_published(run, summary, report.leaderboard)
     return html_report(
         run,
         summary,

@@ -16,7 +16,7 @@ from mle_gym.batch.recorder import TrajectoryRecorder
 from mle_gym.batch.runners import with_gpus
 from mle_gym.batch.spec import EpisodeTask
 from mle_gym.competitions import get_competition
-from mle_gym.data import CompetitionDirs, require_prepared
+from mle_gym.data import require_prepared
 from mle_gym.grading.bounded import grade_bounded
 from mle_gym.policies import make_policy
 from mle_gym.runner import Episode, Policy, Step, run_episode
@@ -130,7 +130,8 @@ def close(env: gym.Env) -> None:
 
 def _ungraded(env: TrajectoryRecorder, reason: str) -> dict[str, Any]:
     competition = env.unwrapped.competition
-    report = grade_bounded(competition.id, None, CompetitionDirs.of(competition.id).private)
+    # the env's own answers: a development variant's, never the real ones, for data="dev"
+    report = grade_bounded(competition.id, None, env.unwrapped.dirs.private)
     return replace(report, error=reason).to_dict()
 
 

@@ -139,10 +139,18 @@ def add_env_options(parser: argparse.ArgumentParser) -> None:
         help="longest one command may run, in seconds (default: the env's, 3600)",
     )
     group.add_argument(
+        "--data",
+        choices=("test", "dev"),
+        help="test: the competition's own split (default); dev: its development variant, "
+        "carved from the public training data, with a development score on validate "
+        "(see docs/fidelity.md)",
+    )
+    group.add_argument(
         "--reward-mode",
-        choices=("normalized", "medal", "score"),
+        choices=("normalized", "medal", "score", "dense"),
         dest="reward_mode",
-        help="normalized: 0 sample .. 1 gold; medal: 0-3; score: the raw metric "
+        help="normalized: 0 sample .. 1 gold; medal: 0-3; score: the raw metric; dense "
+        "(with --data dev): each change of the normalised development score as it happens "
         "(default: normalized)",
     )
     group.add_argument(

@@ -62,10 +62,7 @@ def require_dev_variant(
     The main split must be prepared. A variant made from an older main preparation is carved
     again; `force` always carves again."""
     comp = get_competition(competition) if isinstance(competition, str) else competition
-    if comp.dev_variant.refused is not None:
-        raise DevVariantUnavailable(
-            f"{comp.id} has no development variant: {comp.dev_variant.refused}"
-        )
+    check_offered(comp)
     main = CompetitionDirs.of(comp.id, root or cache_root())
     if not main.is_prepared():
         raise NotPrepared(
@@ -78,6 +75,15 @@ def require_dev_variant(
             return dev
         carve(comp, main, dev)
     return dev
+
+
+def check_offered(comp: Competition) -> None:
+    """Raise `DevVariantUnavailable`, with the reason, for a competition whose public files
+    cannot hold a development part (before anything is prepared for it)."""
+    if comp.dev_variant.refused is not None:
+        raise DevVariantUnavailable(
+            f"{comp.id} has no development variant: {comp.dev_variant.refused}"
+        )
 
 
 @contextmanager

@@ -17,7 +17,7 @@ from typing import Any, get_type_hints
 from mle_gym.envs.messages import OBSERVATION_FORMATS
 from mle_gym.envs.mlebench_task import TASKS, VALIDATION_MODES
 from mle_gym.grading.budget import DEFAULT_GRADING_CPU_BUDGET, GradingBudget
-from mle_gym.grading.rewards import REWARD_MODES
+from mle_gym.grading.rewards import DEV_ONLY_REWARD_MODES, REWARD_MODES
 from mle_gym.sandbox.factory import BACKENDS, check_options
 
 #: The env's render modes (gym's `metadata["render_modes"]`).
@@ -28,6 +28,11 @@ RENDER_MODES = ("ansi", "human")
 #: written to its provenance.
 ADAPTER = "adapter"
 RECORDED = "recorded"
+
+#: The data an episode runs on: "test", the competition's own split (graded on its real
+#: answers, no score before the end); "dev", its development variant carved from the public
+#: files (data/dev_variant.py), with a development score on validate and a dense reward.
+DATA_VARIANTS = ("test", "dev")
 
 
 def _tagged(*tags: str) -> dict[str, Any]:
@@ -48,7 +53,11 @@ class EnvConfig:
     step_timeout: float = field(default=3600.0, metadata=_tagged(ADAPTER, RECORDED))
     #: Characters of a command's output the agent sees (head and tail).
     max_output_chars: int = field(default=20_000, metadata=_tagged(ADAPTER))
-    #: How the final grade becomes the reward (grading/rewards.py).
+    #: The data: "test" (the competition's split) or "dev" (its development variant: the
+    #: agent's /home/data is carved from the public files, grading uses the variant's answers,
+    #: and validate reports the development score).
+    data: str = field(default="test", metadata=_tagged(ADAPTER, RECORDED))
+    #: How the final grade becomes the reward (grading/rewards.py); "dense" needs data="dev".
     reward_mode: str = field(default="normalized", metadata=_tagged(ADAPTER, RECORDED))
     #: False: no network; True: open outbound; "proxy": only through a logging egress proxy.
     network: bool | str = field(default=False, metadata=_tagged(ADAPTER, RECORDED))
@@ -92,6 +101,13 @@ class EnvConfig:
         if self.reward_mode not in REWARD_MODES:
             raise ValueError(
                 f"unknown reward_mode {self.reward_mode!r}; choose one of {REWARD_MODES}"
+            )
+        if self.data not in DATA_VARIANTS:
+            raise ValueError(f"data must be one of {', '.join(DATA_VARIANTS)}, got {self.data!r}")
+        if self.reward_mode in DEV_ONLY_REWARD_MODES and self.data != "dev":
+            raise ValueError(
+                f"reward_mode={self.reward_mode!r} scores the submission during the episode, "
+                "which on the test data would be test-set feedback: it needs data='dev'"
             )
         if self.observation_format not in OBSERVATION_FORMATS:
             raise ValueError(

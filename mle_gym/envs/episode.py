@@ -20,6 +20,8 @@ from typing import Any
 from mle_gym.competitions import get_competition
 from mle_gym.competitions.spec import Competition
 from mle_gym.data.cache import CompetitionDirs
+from mle_gym.data.checksums import md5_of
+from mle_gym.data.dev_variant import check_offered, require_dev_variant
 from mle_gym.data.gate import require_prepared
 from mle_gym.envs.config import EnvConfig, snapshot_bounds
 from mle_gym.envs.egress_setup import NETWORK_LOG, EgressSetup, not_started_summary, policy_for
@@ -39,6 +41,7 @@ from mle_gym.grading.bounded import (
 from mle_gym.grading.budget import GradingBudget, GradingBudgetSpent
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.report import GradeReport
+from mle_gym.grading.rewards import potential
 from mle_gym.grading.submission_cap import submission_cap
 from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxError, SandboxLost, SandboxSpec
 from mle_gym.sandbox.egress_policy import EgressPolicy
@@ -65,6 +68,17 @@ log = logging.getLogger(__name__)
 EPISODE_OVER = "The episode is over; call reset() to start a new one."
 #: Added to the last observation when the budget, not `submit`, ended the episode.
 BUDGET_SPENT = "\n[The episode's budget is spent; the current submission was graded.]"
+#: The final info's word on a development variant's grade (`info["data_note"]`).
+DEV_NOTE = (
+    "graded on the development variant's answers, carved from the public training data; "
+    "medals and the normalised score use the competition's leaderboard thresholds and sample "
+    "score, measured on its test set: an approximation for this split"
+)
+#: What the agent reads about the development variant, after the budget.
+DEV_BUDGET_NOTE = (
+    " This is the competition's development variant: /home/data is carved from its public "
+    "training data, and validate also reports the submission's score on the development answers."
+)
 
 
 @dataclass(frozen=True)
@@ -161,6 +175,18 @@ class Episode:
         self._started: float | None = None
         #: The checkpoint this episode resumed from, with its own lineage (None: from the start).
         self.resumed_from: dict[str, Any] | None = None
+        self._reset_feedback()
+
+    def _reset_feedback(self) -> None:
+        """The development feedback of a new episode (data="dev" only)."""
+        #: The development score the current step's validate found (info["dev_score"]).
+        self._dev_score: float | None = None
+        #: The last development grade, with the md5 of the file it graded.
+        self._dev_graded: tuple[str, GradeReport] | None = None
+        #: reward_mode="dense": the md5 of the submission last paid for (None: no file) and
+        #: the potential paid so far (its normalised development score).
+        self._paid_for: str | None = None
+        self._potential = 0.0
 
     @classmethod
     def open(cls, competition_id: str, config: EnvConfig) -> Episode:
@@ -171,7 +197,11 @@ class Episode:
         policy = None
         if config.network == "proxy":
             policy = policy_for(config.network_policy, competition.id, config.mlebench_dir)
+        if config.data == "dev":
+            check_offered(competition)
         dirs = require_prepared(competition.id)
+        if config.data == "dev":  # from here on the real private/ is never opened
+            dirs = require_dev_variant(competition, dirs.root.parent)
         return cls(competition, config, task, dirs, policy)
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -197,6 +227,7 @@ class Episode:
         self._budget = GradingBudget(self.config.grading_cpu_budget)
         self._ending = False
         self.resumed_from = None
+        self._reset_feedback()
         return self.opening()
 
     def checkpoint(self, directory: Path | None = None) -> Path:
@@ -305,6 +336,8 @@ class Episode:
             f"At most {self.max_steps} steps and {self.config.time_limit:,.0f} seconds; each "
             f"command may run for at most {per_command:,.0f} seconds. {self._network_note()}"
         )
+        if self.config.data == "dev":
+            budget += DEV_BUDGET_NOTE
         return Opening(
             self.statement(), tools, budget, self.max_steps, self.config.time_limit, per_command
         )
@@ -352,6 +385,7 @@ class Episode:
             return Outcome(EPISODE_OVER, "none", 0.0, True, False, self.info())
         self._start_for_step()
         self.steps += 1
+        self._dev_score = None
         exit_code: int | None = None
         timed_out = False
         terminated = False
@@ -375,10 +409,14 @@ class Episode:
         truncated = not terminated and (self.steps >= self.max_steps or self.time_left() <= 0)
         reward = 0.0
         info = self.info(exit_code=exit_code, timed_out=timed_out, tool=tool)
+        if self._dev_score is not None:
+            info["dev_score"] = self._dev_score
         if terminated or truncated:
             reward = self._finish(info)
             if truncated:
                 observation += BUDGET_SPENT
+        elif self.config.reward_mode == "dense":
+            reward = self._dense_step()
         return Outcome(observation, tool, reward, terminated, truncated, info)
 
     def _start_for_step(self) -> None:
@@ -425,7 +463,12 @@ class Episode:
         self._ending = True
         report = self._grade()
         reward = outcome(report, self.config.reward_mode)["reward"]
+        if self.config.reward_mode == "dense":  # what the steps before did not pay yet
+            reward = potential(report) - self._potential
         info["report"] = optional_numbers(report.to_dict())
+        info["data_variant"] = self.config.data
+        if self.config.data == "dev":
+            info["data_note"] = DEV_NOTE
         assert self._host_dir is not None and self._started is not None
         graded = self._host_dir / self.competition.submission.filename
         if graded.is_file():
@@ -441,8 +484,10 @@ class Episode:
             info["snapshots"] = {
                 **self._snapshots.to_dict(),
                 "grading_budget": self._budget.to_dict(),
+                "data_variant": self.config.data,  # what they are graded on
             }
         info["integrity"] = self._integrity.record(
+            self.config.data,
             info.get("snapshots"),
             self._budget.to_dict(),
             info["network"] if self._egress is not None else None,
@@ -506,8 +551,69 @@ class Episode:
         except GradingBudgetSpent as exc:
             return False, f"The submission was not checked: {exc}."
         if reason is None:
-            return True, "The submission is valid."
+            return True, "The submission is valid." + self._dev_feedback(path)
         return False, f"The submission is invalid: {reason}"
+
+    def _dev_feedback(self, path: Path) -> str:
+        """In the development variant, the valid submission's development score for the
+        validate tool's answer (noted for `info["dev_score"]`); empty on the test data."""
+        if self.config.data != "dev":
+            return ""
+        report = self._dev_grade(path)
+        if report is None:
+            return " Its development score could not be computed: the grading budget is spent."
+        if report.score is None:
+            return f" Its development score could not be computed: {report.error}"
+        self._dev_score = report.score
+        return (
+            f" Development score: {report.score:.6g} (normalised: "
+            f"{potential(report):.4f}; on the development answers, not the test set)."
+        )
+
+    def _dev_grade(self, path: Path) -> GradeReport | None:
+        """The grade of `path` on the development answers, within the grading budget (None
+        past it); the last one is reused while the file is unchanged."""
+        assert self.config.data == "dev"  # never a grade on the real answers mid-episode
+        digest = md5_of(path)
+        if self._dev_graded is not None and self._dev_graded[0] == digest:
+            return self._dev_graded[1]
+        try:
+            report = grade_within(
+                self.competition.id,
+                path,
+                self.dirs.private,
+                self._budget,
+                shown_path=self.submission_path,
+                limits=self.grading_limits,
+                keep=self._final_share(),
+            )
+        except GradingBudgetSpent:
+            return None
+        self._integrity.dev_grades += 1
+        self._dev_graded = (digest, report)
+        return report
+
+    def _dense_step(self) -> float:
+        """reward_mode="dense": where the submission changed since the last payment, the
+        change in its normalised development score (nothing while it cannot be graded)."""
+        try:
+            path = self._fetch_submission()
+        except Exception as exc:  # an unreadable file pays nothing now; the end grades it
+            self._raise_if_lost(exc)
+            return 0.0
+        digest = md5_of(path) if path is not None else None
+        if digest == self._paid_for:
+            return 0.0
+        if path is None:
+            after = 0.0
+        else:
+            report = self._dev_grade(path)
+            if report is None:
+                return 0.0
+            after = potential(report)
+        self._paid_for = digest
+        reward, self._potential = after - self._potential, after
+        return reward
 
     def _format_check(self, path: Path) -> str | None:
         """Validity only: no metric runs during the episode, so no score exists to leak.

@@ -66,7 +66,7 @@ def write_checkpoint(episode: Episode, directory: Path | None = None) -> Path:
         "competition_id": episode.competition.id,
         "task": episode.task.name,
         # the `data` option where the configuration has one; the full data otherwise
-        "data_variant": getattr(episode.config, "data", None) or "full",
+        "data_variant": episode.config.data,
         "seed": episode.seed,
         "config": config_record(episode.config),
         "backend": episode.config.backend,

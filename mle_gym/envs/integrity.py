@@ -26,6 +26,9 @@ class IntegrityLog:
     #: Grades (metric runs) made before the episode's final grade whose score could reach
     #: the agent or its policy: 0 unless something graded mid-episode.
     grades_before_end: int = 0
+    #: Grades on a development variant's answers during the episode (its validate and dense
+    #: reward): feedback from the public training data, never from the test set.
+    dev_grades: int = 0
     step_timeouts: int = 0
     limit_notes: list[str] = field(default_factory=list)
 
@@ -37,11 +40,13 @@ class IntegrityLog:
 
     def record(
         self,
+        data_variant: str,
         snapshots: dict[str, Any] | None,
         grading_budget: dict[str, Any],
         egress: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The record for the final `info`; `snapshots` is the final snapshot index,
+        """The record for the final `info`; `data_variant` the data the episode ran on
+        ("test" or "dev", see `EnvConfig.data`), `snapshots` is the final snapshot index,
         `grading_budget` the episode's host grading budget (`GradingBudget.to_dict`), and
         `egress` the proxy's summary where the network went through one."""
         kept = (snapshots or {}).get("kept") or []
@@ -49,10 +54,12 @@ class IntegrityLog:
         if grading_budget.get("refused"):
             notes.append(f"host grading budget spent: {grading_budget['refused']} grade(s) not run")
         return {
+            "data_variant": data_variant,
             "validations": self.validations,
             "metric_runs_for_validity": self.metric_runs_for_validity,
             "grades_before_end": self.grades_before_end,
             "score_exposed_during_episode": self.grades_before_end > 0,
+            "dev_grades": self.dev_grades,
             "grading_budget": dict(grading_budget),
             "network": self.network,
             # the step after which the graded content was last found written
