@@ -65,7 +65,6 @@ def write_checkpoint(episode: Episode, directory: Path | None = None) -> Path:
         "kind": KIND,
         "competition_id": episode.competition.id,
         "task": episode.task.name,
-        # the `data` option where the configuration has one; the full data otherwise
         "data_variant": episode.config.data,
         "seed": episode.seed,
         "config": config_record(episode.config),
