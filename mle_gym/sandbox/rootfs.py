@@ -570,6 +570,8 @@ def _set_modes(root: int, relative: str, folders: list[TreeEntry]) -> dict[str, 
                 continue
             try:
                 os.fchmod(fd, entry.mode & 0o777)
+            except OSError as exc:  # a folder the agent does not own (a mount point of the
+                missed[entry.path] = _reason(exc)  # sandbox's) keeps the mode it has
             finally:
                 os.close(fd)
     finally:
