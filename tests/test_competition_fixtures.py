@@ -14,26 +14,12 @@ import pytest
 
 import mle_gym  # noqa: F401  (registers the envs)
 from mle_gym.competitions import Competition, all_competitions
-from mle_gym.data import prepare
 from mle_gym.grading import grade
 from mle_gym.grading.validation import read_as_text
+from tests.fixtures.prepared import prepared_fixture
 from tests.fixtures.raw import generator_for
 
 WITH_FIXTURES = [c for c in all_competitions() if generator_for(c) is not None]
-
-
-_PREPARED: dict[str, object] = {}
-
-
-def _prepared(comp: Competition, factory: pytest.TempPathFactory):
-    """Each competition prepared once for all the checks below (none of them writes)."""
-    if comp.id not in _PREPARED:
-        base = factory.mktemp(comp.id)
-        raw = base / "raw-source"
-        raw.mkdir()
-        generator_for(comp).make_raw(raw)
-        _PREPARED[comp.id] = prepare(comp, raw, root=base / "cache").dirs
-    return _PREPARED[comp.id]
 
 
 def _answers(comp: Competition, private: Path) -> pd.DataFrame:
@@ -45,7 +31,7 @@ def _answers(comp: Competition, private: Path) -> pd.DataFrame:
 @pytest.fixture(params=WITH_FIXTURES, ids=lambda c: c.id)
 def prepared(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     comp = request.param
-    return comp, _prepared(comp, tmp_path_factory)
+    return comp, prepared_fixture(comp, tmp_path_factory)
 
 
 def test_prepare_writes_mlebench_file_names(prepared) -> None:

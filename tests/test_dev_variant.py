@@ -26,6 +26,7 @@ from mle_gym.data.dev_variant import (
     require_dev_variant,
 )
 from mle_gym.grading import grade
+from tests.fixtures.prepared import prepared_fixture
 from tests.fixtures.raw import generator_for
 
 #: Competitions whose development variant is carved and checked on their fixture.
@@ -85,18 +86,6 @@ COVERED = {
 }
 
 WITH_FIXTURES = [c for c in all_competitions() if generator_for(c) is not None]
-_PREPARED: dict[str, CompetitionDirs] = {}
-
-
-def _prepared(comp: Competition, factory: pytest.TempPathFactory) -> CompetitionDirs:
-    """Each fixture prepared once (main split) for every check below."""
-    if comp.id not in _PREPARED:
-        base = factory.mktemp(comp.id)
-        raw = base / "raw-source"
-        raw.mkdir()
-        generator_for(comp).make_raw(raw)
-        _PREPARED[comp.id] = prepare(comp, raw, root=base / "cache").dirs
-    return _PREPARED[comp.id]
 
 
 def _ids(path: Path, column: str) -> set[str]:
@@ -150,7 +139,7 @@ def assert_clean_variant(comp: Competition, main: CompetitionDirs) -> None:
 
 @pytest.mark.parametrize("comp", WITH_FIXTURES, ids=lambda c: c.id)
 def test_dev_variant_on_fixture(comp: Competition, tmp_path_factory) -> None:
-    main = _prepared(comp, tmp_path_factory)
+    main = prepared_fixture(comp, tmp_path_factory)
     if comp.id in COVERED:
         assert_clean_variant(comp, main)
         return
@@ -161,7 +150,7 @@ def test_dev_variant_on_fixture(comp: Competition, tmp_path_factory) -> None:
 
 def test_check_catches_a_real_test_id_and_a_changed_file(tmp_path_factory) -> None:
     comp = get_competition("spaceship-titanic")
-    main = _prepared(comp, tmp_path_factory)
+    main = prepared_fixture(comp, tmp_path_factory)
     dev = require_dev_variant(comp, main.root.parent, force=True)
     answers = dev.private / comp.submission.answers_file
     kept = answers.read_bytes()
@@ -214,7 +203,7 @@ def test_concurrent_callers_carve_once(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_a_newer_main_preparation_recarves(tmp_path_factory) -> None:
     comp = get_competition("spaceship-titanic")
-    main = _prepared(comp, tmp_path_factory)
+    main = prepared_fixture(comp, tmp_path_factory)
     dev = require_dev_variant(comp, main.root.parent)
     stamp = json.loads(dev.manifest.read_text())["created_at"]
     record = json.loads(main.marker.read_text())
