@@ -578,15 +578,7 @@ class Episode:
         if self._dev_graded is not None and self._dev_graded[0] == digest:
             return self._dev_graded[1]
         try:
-            report = grade_within(
-                self.competition.id,
-                path,
-                self.dirs.private,
-                self._budget,
-                shown_path=self.submission_path,
-                limits=self.grading_limits,
-                keep=self._final_share(),
-            )
+            report = self._grade_within_budget(path)
         except GradingBudgetSpent:
             return None
         self._integrity.dev_grades += 1
@@ -655,7 +647,14 @@ class Episode:
 
     def _metric_for_validity(self, path: Path) -> str | None:
         """The error of a full grade of `path` (None when valid); the score goes nowhere."""
-        report = grade_within(
+        report = self._grade_within_budget(path)
+        self._integrity.metric_runs_for_validity += 1
+        return report.error
+
+    def _grade_within_budget(self, path: Path) -> GradeReport:
+        """A full grade during the episode, leaving the final grade its share of the grading
+        budget (GradingBudgetSpent past it)."""
+        return grade_within(
             self.competition.id,
             path,
             self.dirs.private,
@@ -664,8 +663,6 @@ class Episode:
             limits=self.grading_limits,
             keep=self._final_share(),
         )
-        self._integrity.metric_runs_for_validity += 1
-        return report.error
 
     def _grade_file(self, path: Path | None) -> GradeReport:
         if not self._ending:
