@@ -226,6 +226,8 @@ def test_reports_keep_the_dev_variant_apart(dev_and_test_runs, digits_home: Path
     assert "data: the development variant" in out
     refused = mle_gym("report", str(dev), "--compare", "published", home=digits_home, ok=False)
     assert refused.returncode != 0 and "never put beside MLE-bench's published" in refused.stderr
+    exported = mle_gym("report", str(dev), "--format", "mlebench", home=digits_home, ok=False)
+    assert exported.returncode != 0 and "never put beside MLE-bench's published" in exported.stderr
     mixed = mle_gym("report", str(test), str(dev), home=digits_home, ok=False)
     assert mixed.returncode != 0 and "ran on different data" in mixed.stderr
     plain = mle_gym("report", str(test), home=digits_home).stdout

@@ -84,9 +84,11 @@ def to_mlebench(report: RunReport, split: str | None = None) -> tuple[str, list[
     disclosure (from those episodes' integrity records) under `disclosure`; and that
     disclosure as a checkbox to paste."""
     from mle_gym.analysis.disclosure import disclosure, disclosure_lines
+    from mle_gym.analysis.integrity import check_one_variant
     from mle_gym.analysis.mlebench_format import counted_episodes, export_run
 
     run, summary = report.run, report.summary
+    check_one_variant([run], published=True)  # MLE-bench's format is for its leaderboard
     row = ROW_OF_SPLIT.get(split, split) if split else "overall"
     counted = [
         r for _c, _s, r in counted_episodes(run, summary, row) if r is not None and run.graded(r)
