@@ -12,13 +12,10 @@ variant that fails the check, or whose layout differs from the public test's, is
 from __future__ import annotations
 
 import csv
-import fcntl
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,8 +24,9 @@ from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.hardlink_helpers import link_or_copy
 from mle_gym.competitions.registry import get_competition
 from mle_gym.competitions.spec import Competition, IdsFn
-from mle_gym.data.cache import CompetitionDirs, NotPrepared, cache_root
+from mle_gym.data.cache import CompetitionDirs, NotPrepared
 from mle_gym.data.checksums import md5_of
+from mle_gym.data.gate import prepare_lock, require_prepared
 
 MANIFEST = "manifest.json"
 
@@ -63,14 +61,9 @@ def require_dev_variant(
     again; `force` always carves again."""
     comp = get_competition(competition) if isinstance(competition, str) else competition
     check_offered(comp)
-    main = CompetitionDirs.of(comp.id, root or cache_root())
-    if not main.is_prepared():
-        raise NotPrepared(
-            f"{comp.id} is not prepared in {main.root}; run `mle-gym prepare {comp.id}` first "
-            "(its development variant is carved from the prepared public files)"
-        )
+    main = require_prepared(comp.id, root=root)
     dev = DevDirs(main.root / "dev")
-    with _locked(main.root / ".dev.lock"):
+    with prepare_lock(main):  # one carving at a time, and none while the main split is made
         if not force and _current(dev, main):
             return dev
         carve(comp, main, dev)
@@ -84,17 +77,6 @@ def check_offered(comp: Competition) -> None:
         raise DevVariantUnavailable(
             f"{comp.id} has no development variant: {comp.dev_variant.refused}"
         )
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """Exclusive across processes: two envs asking at once carve the variant once."""
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _current(dev: DevDirs, main: CompetitionDirs) -> bool:
