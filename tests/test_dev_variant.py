@@ -32,6 +32,7 @@ from tests.fixtures.raw import generator_for
 #: Competitions whose development variant is carved and checked on their fixture.
 COVERED = {
     "3d-object-detection-for-autonomous-vehicles",
+    "aerial-cactus-identification",
     "aptos2019-blindness-detection",
     "bms-molecular-translation",
     "cassava-leaf-disease-classification",
