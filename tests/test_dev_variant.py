@@ -75,6 +75,7 @@ COVERED = {
     "smartphone-decimeter-2022",
     "spaceship-titanic",
     "spooky-author-identification",
+    "statoil-iceberg-classifier-challenge",
     "stanford-covid-vaccine",
     "tabular-playground-series-dec-2021",
     "tensorflow2-question-answering",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -20,6 +21,7 @@ from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -28,6 +30,8 @@ from mle_gym.lazy import pd, train_test_split
 #: Our own plain copy of the sample submission in public/ (MLE-bench only publishes it in
 #: a 7z archive), with quoted ids so that no public file repeats a private one byte for byte.
 PLAIN_SAMPLE = "sample_submission.csv"
+#: Fixed write time (1980-01-01 UTC) of the archive members, so a preparation is reproducible.
+_MEMBER_TIME = 315532800
 
 
 class _RecordStore:
@@ -84,14 +88,23 @@ def _write_7z(archive: Path, member: Path) -> None:
 
     MLE-bench uses py7zr's default level, which would take about a quarter of an hour
     for the real train.json on our 2-core test machine (preset 1: about three minutes);
-    the archive's bytes hold write times and never match MLE-bench's anyway.
+    the archive's bytes never match MLE-bench's anyway. The member's write time, which the
+    archive records, is fixed first: two preparations give the same bytes.
     """
     import py7zr
 
+    os.utime(member, (_MEMBER_TIME, _MEMBER_TIME))
     with py7zr.SevenZipFile(
         archive, "w", filters=[{"id": py7zr.FILTER_LZMA2, "preset": 1}]
     ) as target:
         target.write(member, arcname=member.name)
+
+
+def _train_ids(public: Path) -> set[str]:
+    """The ids of the records in a public train.json.7z (for the development variant)."""
+    ids: set[str] = set()
+    _read_json_array(public / "train.json.7z", "train.json", lambda r: ids.add(r["id"]))
+    return ids
 
 
 def _write_json_list(path: Path, texts: Any) -> None:
@@ -193,6 +206,7 @@ COMPETITION = Competition(
     thresholds=Thresholds(gold=0.11374, silver=0.13753, bronze=0.14552, median=0.20371),
     sample_score=0.69315,
     statement=STATEMENT,
+    dev_variant=DevVariant(train_ids=_train_ids),
     checksums=Checksums(
         private={
             "sample_submission.csv": "eeade5905d2b08fe7efd353de37ac58b",
