@@ -47,6 +47,7 @@ COVERED = {
     "histopathologic-cancer-detection",
     "hms-harmful-brain-activity-classification",
     "hotel-id-2021-fgvc8",
+    "invasive-species-monitoring",
     "icecube-neutrinos-in-deep-ice",
     "imet-2020-fgvc7",
     "iwildcam-2019-fgvc6",

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from mle_gym.competitions.archive_streams import JsonArrayReader, only_member_named, stream_7z
+from mle_gym.competitions.archive_streams import (
+    JsonArrayReader,
+    add_with_fixed_time,
+    only_member_named,
+    stream_7z,
+)
 from mle_gym.competitions.prepare_progress import Progress
 from mle_gym.competitions.spec import (
     Checksums,
@@ -30,8 +34,6 @@ from mle_gym.lazy import pd, train_test_split
 #: Our own plain copy of the sample submission in public/ (MLE-bench only publishes it in
 #: a 7z archive), with quoted ids so that no public file repeats a private one byte for byte.
 PLAIN_SAMPLE = "sample_submission.csv"
-#: Fixed write time (1980-01-01 UTC) of the archive members, so a preparation is reproducible.
-_MEMBER_TIME = 315532800
 
 
 class _RecordStore:
@@ -88,16 +90,15 @@ def _write_7z(archive: Path, member: Path) -> None:
 
     MLE-bench uses py7zr's default level, which would take about a quarter of an hour
     for the real train.json on our 2-core test machine (preset 1: about three minutes);
-    the archive's bytes never match MLE-bench's anyway. The member's write time, which the
-    archive records, is fixed first: two preparations give the same bytes.
+    the archive's bytes never match MLE-bench's anyway. The member's recorded write time is
+    fixed: two preparations give the same bytes.
     """
     import py7zr
 
-    os.utime(member, (_MEMBER_TIME, _MEMBER_TIME))
     with py7zr.SevenZipFile(
         archive, "w", filters=[{"id": py7zr.FILTER_LZMA2, "preset": 1}]
     ) as target:
-        target.write(member, arcname=member.name)
+        add_with_fixed_time(target, member, member.name)
 
 
 def _train_ids(public: Path) -> set[str]:
