@@ -1,7 +1,7 @@
 """Invasive Species Monitoring: does a photo of a forest show invasive hydrangea?
 
 Kaggle ships its 2,295 labelled photos in train.7z (`train/<name>.jpg`). The split streams
-them out of that archive, one photo in memory at a time, into the two new archives.
+them out of that archive, one photo at a time through a scratch file, into the two new archives.
 
 Grading: ROC AUC of `invasive`, as MLE-bench scores it; MLE-bench refuses values outside
 [0, 1] and files whose sorted names differ from the answers', as validation does.
