@@ -79,6 +79,7 @@ COVERED = {
     "statoil-iceberg-classifier-challenge",
     "stanford-covid-vaccine",
     "tabular-playground-series-dec-2021",
+    "tensorflow-speech-recognition-challenge",
     "tensorflow2-question-answering",
     "tgs-salt-identification-challenge",
     "tweet-sentiment-extraction",
