@@ -56,6 +56,7 @@ COVERED = {
     "leaf-classification",
     "learning-agency-lab-automated-essay-scoring-2",
     "lmsys-chatbot-arena",
+    "mlsp-2013-birds",
     "movie-review-sentiment-analysis-kernels-only",
     "nfl-player-contact-detection",
     "osic-pulmonary-fibrosis-progression",
