@@ -36,6 +36,7 @@ COVERED = {
     "aptos2019-blindness-detection",
     "bms-molecular-translation",
     "cassava-leaf-disease-classification",
+    "cdiscount-image-classification-challenge",
     "chaii-hindi-and-tamil-question-answering",
     "champs-scalar-coupling",
     "denoising-dirty-documents",
