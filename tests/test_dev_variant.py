@@ -51,6 +51,7 @@ COVERED = {
     "invasive-species-monitoring",
     "icecube-neutrinos-in-deep-ice",
     "imet-2020-fgvc7",
+    "inaturalist-2019-fgvc6",
     "iwildcam-2019-fgvc6",
     "iwildcam-2020-fgvc7",
     "kuzushiji-recognition",
