@@ -60,6 +60,7 @@ COVERED = {
     "lmsys-chatbot-arena",
     "mlsp-2013-birds",
     "movie-review-sentiment-analysis-kernels-only",
+    "multi-modal-gesture-recognition",
     "nfl-player-contact-detection",
     "osic-pulmonary-fibrosis-progression",
     "paddy-disease-classification",
