@@ -89,6 +89,7 @@ COVERED = {
     "tweet-sentiment-extraction",
     "us-patent-phrase-to-phrase-matching",
     "uw-madison-gi-tract-image-segmentation",
+    "vesuvius-challenge-ink-detection",
     "vinbigdata-chest-xray-abnormalities-detection",
     "whale-categorization-playground",
 }
