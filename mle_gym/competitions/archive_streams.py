@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -163,3 +164,16 @@ class JsonArrayReader:
                 self._state, position = "next", end
         self._buffer = text[position:]
         self._retry_at = 2 * len(self._buffer)
+
+
+#: The write time (1980-01-01 UTC) recorded for members added by `add_with_fixed_time`.
+FIXED_MEMBER_TIME = 315532800
+
+
+def add_with_fixed_time(target: Any, path: Path, arcname: str) -> None:
+    """Add the file at `path` to `target`, a py7zr archive open for writing, as `arcname`.
+
+    7z records each member's write time; it is fixed first, so that the archive's bytes
+    depend only on what it holds and two preparations give the same md5."""
+    os.utime(path, (FIXED_MEMBER_TIME, FIXED_MEMBER_TIME))
+    target.write(path, arcname=arcname)

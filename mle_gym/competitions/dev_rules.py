@@ -88,3 +88,18 @@ def _pack(folder: Path, archive: Path, members: Mapping[str, str]) -> None:
                         packed.write(path, f"{member}/{path.relative_to(source).as_posix()}")
             else:
                 packed.write(source, member)
+
+
+def rebuilt_raw(prepare: PrepareFn, build: Callable[[Path, Path], None]) -> PrepareFn:
+    """`prepare` run on raw files that `build(folder, raw)` makes from the public files in
+    `folder`, for raw archives whose members public/ lays out differently (a folder inside
+    the zip, a different archive format) than `links` and `zips` can say."""
+
+    def carve(folder: Path, public: Path, private: Path) -> None:
+        with tempfile.TemporaryDirectory(prefix=".raw-", dir=folder.parent) as scratch:
+            raw = Path(scratch)
+            build(folder, raw)
+            prepare(raw, public, private)
+
+    carve.__qualname__ = f"rebuilt_raw({prepare.__module__}.{prepare.__qualname__})"
+    return carve

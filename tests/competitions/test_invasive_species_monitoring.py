@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import zipfile
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
+from mle_gym.competitions.archive_streams import FIXED_MEMBER_TIME
 from mle_gym.competitions.catalog import invasive_species_monitoring
 from mle_gym.competitions.prepare_progress import Progress
 from tests.competitions.support import assert_invalid, assert_scores_like_the_sample, grade_frame
@@ -111,24 +111,25 @@ def test_inverted_ranking_scores_zero(answers, dirs, tmp_path) -> None:
     assert grade_frame(COMP, dirs.private, inverted, tmp_path).score == 0.0
 
 
-def test_a_written_photo_leaves_no_bytes_behind() -> None:
-    """py7zr keeps every buffer it is given: each is emptied once its photo is written."""
+def test_a_written_photo_gets_a_fixed_write_time(tmp_path: Path) -> None:
+    """Each photo reaches the archive as a file whose write time (which 7z records) is
+    fixed, so two preparations write the same bytes."""
 
     class Archive:
         def __init__(self) -> None:
-            self.written: list[tuple[str, bytes]] = []
-            self.buffers: list[io.BytesIO] = []
+            self.written: list[tuple[str, bytes, int]] = []
 
-        def writef(self, buffer: io.BytesIO, arcname: str) -> None:
-            self.written.append((arcname, buffer.read()))
-            self.buffers.append(buffer)
+        def write(self, path: Path, arcname: str) -> None:
+            self.written.append((arcname, path.read_bytes(), path.stat().st_mtime_ns))
 
     archive = Archive()
     with Progress("photos") as progress:
-        photo = invasive_species_monitoring._Photo(archive, "test/7.jpg", progress)
+        photo = invasive_species_monitoring._Photo(
+            archive, "test/7.jpg", tmp_path / "photo.jpg", progress
+        )
         photo.write(b"\xff\xd8 first part ")
         photo.write(b"second part \xff\xd9")
         photo.close()
-    assert archive.written == [("test/7.jpg", b"\xff\xd8 first part second part \xff\xd9")]
-    assert archive.buffers[0].getbuffer().nbytes == 0
-    assert (progress.files, progress.nbytes) == (1, len(archive.written[0][1]))
+    data = b"\xff\xd8 first part second part \xff\xd9"
+    assert archive.written == [("test/7.jpg", data, FIXED_MEMBER_TIME * 10**9)]
+    assert (progress.files, progress.nbytes) == (1, len(data))

@@ -60,7 +60,16 @@ def test_public_holds_only_wavs_and_the_sample(dirs) -> None:
     assert [str(p) for p in files if p.suffix == ".csv"] == ["sample_submission.csv"]
     assert sorted(os.listdir(dirs.public)) == ["sample_submission.csv", "test", "train"]
     assert os.listdir(dirs.public / "test") == ["audio"]
-    assert list(dirs.private.iterdir()) == [dirs.private / "test.csv"]
+    assert sorted(os.listdir(dirs.private)) == ["clip_sources.csv", "test.csv"]
+
+
+def test_each_clip_origin_is_recorded_on_the_host_side(dirs, raw_wavs) -> None:
+    """private/clip_sources.csv names each clip's recording as `<label>/<file>`, the form a
+    development split's clean-split check compares."""
+    _, test = _expected_split(raw_wavs)
+    sources = pd.read_csv(dirs.private / "clip_sources.csv")
+    assert list(sources["fname"]) == [f"clip_{i:08d}.wav" for i in range(len(test))]
+    assert list(sources["source"]) == ["/".join(m.split("/")[-2:]) for m in test]
 
 
 def test_no_public_name_points_back_to_a_held_out_recording(dirs, raw_wavs) -> None:

@@ -3,12 +3,15 @@ the answer carries its size, broken submissions are refused with their reason.""
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
 from mle_gym.competitions.catalog.vesuvius_challenge_ink_detection import png_size
+from mle_gym.data.dev_variant import DevVariantUnavailable, require_dev_variant
 from mle_gym.formats.rle import encode_rle
 from mle_gym.grading import grade
 from mle_gym.grading.metrics.rle import decode_rle
@@ -87,3 +90,18 @@ def test_sample_guess_scores_its_f05(dirs, gold) -> None:
     report = grade(COMP, dirs.public / "sample_submission.csv", dirs.private)
     assert report.score == expected and not report.any_medal
     assert COMP.sample_score == 0.0  # on the real fragment 3
+
+
+def test_a_split_without_its_recorded_test_fragment_refuses_the_dev_variant(dirs, tmp_path) -> None:
+    """The clean-split check needs to know which fragment the real test fragment was; a
+    split prepared before that was recorded is refused with the remedy, and nothing is
+    stored."""
+    root = tmp_path / "cache"
+    shutil.copytree(dirs.root, root / COMP.id, copy_function=shutil.copy)
+    (root / COMP.id / "private" / "test_fragments.csv").unlink()
+    with pytest.raises(DevVariantUnavailable, match="prepare it again"):
+        require_dev_variant(COMP, root)
+    assert not (root / COMP.id / "dev").exists()
+    (root / COMP.id / "private" / "test_fragments.csv").write_text("Id,fragment\na,3\n")
+    manifest = require_dev_variant(COMP, root).manifest.read_text()
+    assert '"test_ids": ["2"]' in manifest and '"train_ids": ["1"]' in manifest

@@ -7,10 +7,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_rules import rebuilt_raw
+from mle_gym.competitions.hardlink_helpers import link_or_copy
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -46,6 +49,18 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     with zipfile.ZipFile(raw / "train.zip") as source:
         _zip_images(source, train["id"], public / "train.zip")
         _zip_images(source, test["id"], public / "test.zip")
+
+
+def _public_as_raw(folder: Path, raw: Path) -> None:
+    """Kaggle's layout from the public files: train.csv as it is, and train.zip's images
+    under a `train/` folder inside the archive, where public/train.zip holds them at its top."""
+    link_or_copy(folder / "train.csv", raw / "train.csv")
+    with (
+        zipfile.ZipFile(folder / "train.zip") as source,
+        zipfile.ZipFile(raw / "train.zip", "w", zipfile.ZIP_STORED) as target,
+    ):
+        for name in source.namelist():
+            target.writestr(f"train/{name}", source.read(name))
 
 
 STATEMENT = """\
@@ -103,6 +118,7 @@ COMPETITION = Competition(
     thresholds=Thresholds(gold=1.0, silver=1.0, bronze=1.0, median=0.9991),
     sample_score=0.5,
     statement=STATEMENT,
+    dev_variant=DevVariant(prepare=rebuilt_raw(prepare, _public_as_raw)),
     checksums=Checksums(
         public={
             "sample_submission.csv": "14c675bde0de98994efafac8e008277e",

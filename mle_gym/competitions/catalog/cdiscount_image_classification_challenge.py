@@ -23,6 +23,7 @@ from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -107,6 +108,11 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     place_file(raw / "category_names.csv", public / "category_names.csv")
 
 
+def _train_ids(public: Path) -> set[str]:
+    """The product ids of a public train.bson (for the development variant)."""
+    return {str(i) for i in _ids_and_categories(public / "train.bson")["_id"].tolist()}
+
+
 STATEMENT = """\
 # Cdiscount’s Image Classification Challenge
 
@@ -165,6 +171,7 @@ COMPETITION = Competition(
     thresholds=Thresholds(gold=0.77604, silver=0.73526, bronze=0.70898, median=0.44055),
     sample_score=0.00885,
     statement=STATEMENT,
+    dev_variant=DevVariant(train_ids=_train_ids),
     checksums=Checksums(
         public={
             "category_names.csv": "f3942c134e6010e531709f56fcf63ce4",

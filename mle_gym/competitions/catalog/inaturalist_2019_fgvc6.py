@@ -8,7 +8,7 @@ folders and packs each folder into an uncompressed tar named `.tar.gz` (no direc
 entries, names relative to the folder). We read the archive once as a stream and write
 each training image straight into its new tar, never unpacking the 80 GB set; the test
 images (about 10 GB) are spooled to a scratch folder and packed afterwards in name order,
-all with one time, since the archive's order (folder by folder) and times would tell
+all with one fixed time, since the archive's order (folder by folder) and times would tell
 their species. The members' names and bytes are MLE-bench's; the training members' order
 and header fields are the source archive's (MLE-bench's order is its directory listing
 order). Validation images, which MLE-bench does not copy either, are skipped;
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import time
 from pathlib import Path
 
 from mle_gym.competitions.hardlink_helpers import place_file
@@ -44,17 +43,26 @@ from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
 
 ARCHIVE = "train_val2019.tar.gz"
+#: The folder of Kaggle's archive that public/'s copy of it leaves out.
+FOLDER = "train_val2019/"
+#: The time every test image is stamped with (1980-01-01 UTC).
+_TEST_TIME = 315532800
 
 
-def split_archive(archive: Path, public: Path, train: set[str], test: dict[str, str]) -> None:
+def split_archive(
+    archive: Path, public: Path, train: set[str], test: dict[str, str], prefix: str = ""
+) -> None:
     """Stream `archive` once; images named in `train` go to `train_val2019.tar.gz` without
     their `train_val2019/` prefix, those keyed in `test` to `test2019.tar.gz` under their
-    new base name. Raises when an image is missing from the archive.
+    new base name. Raises when an image is missing from the archive. Members are named
+    `prefix` + their name in `archive` (a public archive lacks the `train_val2019/`);
+    gzip-compressed or not, the archive is read alike.
 
     The archive lists its images folder by folder, that is species by species, so test
     images are spooled beside `public` and packed afterwards in name order with one time
@@ -67,12 +75,12 @@ def split_archive(archive: Path, public: Path, train: set[str], test: dict[str, 
     modes: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix=".test2019-", dir=public.parent) as scratch:
         with (
-            tarfile.open(archive, "r|gz") as source,
+            tarfile.open(archive, "r|*") as source,
             tarfile.open(public / "train_val2019.tar.gz", "w") as train_tar,
             Progress("images", wanted) as progress,
         ):
             for member in source:
-                name = member.name.removeprefix("./")
+                name = prefix + member.name.removeprefix("./")
                 if not member.isfile() or (name not in train and name not in test):
                     continue
                 if name in train:
@@ -93,15 +101,15 @@ def split_archive(archive: Path, public: Path, train: set[str], test: dict[str, 
 
 
 def _pack_in_name_order(scratch: Path, modes: dict[str, int], dest: Path) -> None:
-    """Tar `scratch/<name>` for each name of `modes`, sorted, all stamped with the time now."""
+    """Tar `scratch/<name>` for each name of `modes`, sorted, all stamped with one fixed
+    time (so two preparations give the same bytes)."""
     import tarfile
 
-    now = int(time.time())
     with tarfile.open(dest, "w") as tar, Progress("test images", len(modes)) as progress:
         for arcname in sorted(modes):
             path = scratch / arcname
             info = tarfile.TarInfo(arcname)
-            info.size, info.mtime, info.mode = path.stat().st_size, now, modes[arcname]
+            info.size, info.mtime, info.mode = path.stat().st_size, _TEST_TIME, modes[arcname]
             with path.open("rb") as handle:
                 tar.addfile(info, handle)
             progress.add(info.size)
@@ -109,6 +117,22 @@ def _pack_in_name_order(scratch: Path, modes: dict[str, int], dest: Path) -> Non
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
     """Per-species 88:12 hold-out of Kaggle's training images."""
+    _split(raw, public, private)
+
+
+def dev_prepare(folder: Path, public: Path, private: Path) -> None:
+    """The same hold-out of the public training images (`folder` holds the public files):
+    public train_val2019.tar.gz is Kaggle's archive uncompressed and without its
+    `train_val2019/` folder, so its members are read under that folder again."""
+    _split(folder, public, private, prefix=FOLDER)
+
+
+def _train_ids(public: Path) -> set[str]:
+    """The image ids of a public train2019.json (for the development variant)."""
+    return {str(image["id"]) for image in load_metadata(public / "train2019.json")["images"]}
+
+
+def _split(raw: Path, public: Path, private: Path, prefix: str = "") -> None:
     metadata = load_metadata(raw / "train2019.json")
     images, annotations = metadata["images"], metadata["annotations"]
     train_by_category, test = split_per_category(categories_of(metadata), test_size=0.12)
@@ -141,6 +165,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
         public,
         {images[i]["file_name"] for i in train},
         {images[i]["file_name"]: image["file_name"] for i, image in zip(test, moved, strict=True)},
+        prefix,
     )
 
 
@@ -207,6 +232,7 @@ COMPETITION = Competition(
     thresholds=Thresholds(gold=0.15955, silver=0.26058, bronze=0.39028, median=0.43478),
     sample_score=0.9996,
     statement=STATEMENT,
+    dev_variant=DevVariant(prepare=dev_prepare, train_ids=_train_ids),
     checksums=Checksums(
         public={
             "kaggle_sample_submission.csv": "7cc29744e99a9f5ed8299c5e2979a2cc",

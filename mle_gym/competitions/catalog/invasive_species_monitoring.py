@@ -1,7 +1,7 @@
 """Invasive Species Monitoring: does a photo of a forest show invasive hydrangea?
 
 Kaggle ships its 2,295 labelled photos in train.7z (`train/<name>.jpg`). The split streams
-them out of that archive, one photo in memory at a time, into the two new archives.
+them out of that archive, one photo at a time through a scratch file, into the two new archives.
 
 Grading: ROC AUC of `invasive`, as MLE-bench scores it; MLE-bench refuses values outside
 [0, 1] and files whose sorted names differ from the answers', as validation does.
@@ -10,19 +10,21 @@ Grading: ROC AUC of `invasive`, as MLE-bench scores it; MLE-bench refuses values
 from __future__ import annotations
 
 import csv
-import io
+import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from mle_gym.competitions.archive_streams import member_names, stream_7z
+from mle_gym.competitions.archive_streams import add_with_fixed_time, member_names, stream_7z
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.prepare_progress import Progress
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -35,30 +37,28 @@ _ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 class _Photo:
-    """Receives one photo from Kaggle's archive and adds it to the new archive at its end."""
+    """Receives one photo from Kaggle's archive into a scratch file, then adds that file to
+    the new archive at its end (with a fixed write time: see `add_with_fixed_time`)."""
 
-    def __init__(self, target: Any, arcname: str, progress: Progress) -> None:
+    def __init__(self, target: Any, arcname: str, scratch: Path, progress: Progress) -> None:
         self._target = target
         self._arcname = arcname
+        self._scratch = scratch
         self._progress = progress
-        self._bytes = io.BytesIO()
+        self._file: BinaryIO = scratch.open("wb")
 
     def write(self, chunk: bytes) -> None:
-        self._bytes.write(chunk)
+        self._file.write(chunk)
 
     def close(self) -> None:
-        photo, self._bytes = self._bytes, io.BytesIO()
-        size = photo.tell()
-        photo.seek(0)
-        self._target.writef(photo, self._arcname)
-        # py7zr has written the bytes but keeps a reference to every buffer it was given
-        photo.truncate(0)
-        self._progress.add(size)
+        self._progress.add(self._file.tell())
+        self._file.close()
+        add_with_fixed_time(self._target, self._scratch, self._arcname)
 
 
-def _split_photos(train_7z: Path, folders: dict[str, str], public: Path) -> None:
+def _split_photos(train_7z: Path, folders: dict[str, str], public: Path, scratch: Path) -> None:
     """Copy each photo `train/<name>.jpg` named in `folders` (name -> "train" or "test")
-    into public/<folder>.7z as `<folder>/<name>.jpg`.
+    into public/<folder>.7z as `<folder>/<name>.jpg`, each through the file `scratch`.
 
     JPEGs do not compress, so the new archives store them as they are (7z's copy method).
     """
@@ -79,7 +79,7 @@ def _split_photos(train_7z: Path, folders: dict[str, str], public: Path) -> None
 
         def photo(member: str) -> _Photo:
             folder = folders[wanted[member]]
-            return _Photo(targets[folder], f"{folder}/{wanted[member]}.jpg", progress)
+            return _Photo(targets[folder], f"{folder}/{wanted[member]}.jpg", scratch, progress)
 
         stream_7z(train_7z, members, photo)
 
@@ -115,7 +115,8 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
         **{str(name): "train" for name in train["name"]},
         **{str(name): "test" for name in answers["name"]},
     }
-    _split_photos(raw / "train.7z", folders, public)
+    with tempfile.TemporaryDirectory(dir=private) as scratch:
+        _split_photos(raw / "train.7z", folders, public, Path(scratch) / "photo.jpg")
 
 
 STATEMENT = """\
@@ -174,6 +175,7 @@ COMPETITION = Competition(
     thresholds=Thresholds(gold=0.99505, silver=0.99237, bronze=0.98979, median=0.969985),
     sample_score=0.5,
     statement=STATEMENT,
+    dev_variant=DevVariant(train_ids=ids_in("train_labels.csv.zip", "name")),
     checksums=Checksums(
         private={
             "answers.csv": "931c56b826f984b6e8e38de046240166",

@@ -2,7 +2,9 @@
 
 MLE-bench keeps only the contest's training recordings (fold 0), marks 20% of them as
 the new test set, renumbers the recordings, and flattens the answers to one row per
-(recording, species) pair with `Id = rec_id * 100 + species`.
+(recording, species) pair with `Id = rec_id * 100 + species`. Only the host keeps the
+file names of the test recordings (`private/test_recordings.csv`): renumbered ids say
+nothing across splits, so a development split is checked by file name.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ import zipfile
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_rules import public_as_raw
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -35,6 +39,8 @@ SHARED_FILES = ("segment_clusters.bmp", "segment_mosaic.bmp")
 #: under the histogram file's header.
 FEATURE_TABLES = ("histogram_of_segments.txt", "segment_features.txt", "segment_rectangles.txt")
 FEATURE_HEADER = "rec_id,[histogram of segment features]"
+#: Host-only `rec_id,filename` of the test recordings.
+TEST_RECORDINGS = "test_recordings.csv"
 
 
 class _Contest:
@@ -116,6 +122,7 @@ def _write_essential(
     filenames = filenames[filenames["rec_id"].isin(list(new_ids))]
     filenames = filenames.assign(rec_id=filenames["rec_id"].map(new_ids))
     filenames.to_csv(essential / "rec_id2filename.txt", index=False)
+    filenames[filenames["rec_id"].isin(test_ids)].to_csv(private / TEST_RECORDINGS, index=False)
 
     labels = _relabel(contest, new_ids)
     _write_labels(essential / "rec_labels_test_hidden.txt", labels, test_ids)
@@ -158,6 +165,25 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
             contest.copy(f"{SUPPLEMENTAL}/{name}", supplemental / name)
         for name in FEATURE_TABLES:
             _write_features(contest, f"{SUPPLEMENTAL}/{name}", supplemental / name, new_ids)
+
+
+def _train_recordings(public: Path) -> set[str]:
+    """File names of the training-fold recordings of a public folder."""
+    essential = public / "essential_data"
+    folds = read_csv(essential / "CVfolds_2.txt")
+    names = read_csv(essential / "rec_id2filename.txt")
+    training = set(folds.loc[folds["fold"] == 0, "rec_id"])
+    return set(names.loc[names["rec_id"].isin(training), "filename"].astype(str))
+
+
+def _test_recordings(private: Path) -> set[str]:
+    """File names of the test recordings of a private folder."""
+    if not (private / TEST_RECORDINGS).is_file():
+        raise FileNotFoundError(
+            f"{private / TEST_RECORDINGS} is missing: this split was prepared before the "
+            "test recordings' names were recorded; prepare it again"
+        )
+    return set(read_csv(private / TEST_RECORDINGS)["filename"].astype(str))
 
 
 STATEMENT = """\
@@ -238,6 +264,19 @@ COMPETITION = Competition(
     thresholds=Thresholds(gold=0.93527, silver=0.90038, bronze=0.87372, median=0.86572),
     sample_score=0.5,
     statement=STATEMENT,
+    dev_variant=DevVariant(
+        prepare=public_as_raw(
+            prepare,
+            zips={
+                ARCHIVE: {
+                    ESSENTIAL: "essential_data",
+                    SUPPLEMENTAL: "supplemental_data",
+                }
+            },
+        ),
+        train_ids=_train_recordings,
+        test_ids=_test_recordings,
+    ),
     checksums=Checksums(
         public={"sample_submission.csv": "6c0430ab5959d2e718911c3bd7a26a2f"},
         private={"answers.csv": "f40c0692caff26ca8045b64109371144"},

@@ -25,28 +25,37 @@ integers separated by spaces; an empty cell is refused (MLE-bench fails on it).
 from __future__ import annotations
 
 import copy
+import gzip
 import random
 import shutil
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import IO
 
 from mle_gym.competitions.csv_io import read_csv
-from mle_gym.competitions.hardlink_helpers import place_file
+from mle_gym.competitions.dev_ids import ids_in
+from mle_gym.competitions.dev_rules import rebuilt_raw
+from mle_gym.competitions.hardlink_helpers import link_or_copy, place_file
 from mle_gym.competitions.mat_struct_fields import empty_struct_field
 from mle_gym.competitions.prepare_progress import Progress
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
 from mle_gym.lazy import pd
 
 TEST_ARCHIVE = "training4.tar.gz"
+#: The public training archive a development split holds out, as MLE-bench held out the
+#: last of Kaggle's.
+DEV_TEST_ARCHIVE = "training3.tar.gz"
 PLACED_AS_THEY_ARE = (
     "training1.tar.gz",
     "training2.tar.gz",
@@ -60,6 +69,9 @@ PLACED_AS_THEY_ARE = (
 )
 LABEL_FIELD = "Labels"
 GESTURES = 20
+#: The time written in the gzip header of a new archive (1980-01-01 UTC): two
+#: preparations give the same bytes.
+_GZIP_TIME = 315532800
 #: Zips up to this size are rewritten in memory, larger ones through a temporary file.
 _SPOOL_BYTES = 512 * 1024 * 1024
 
@@ -104,6 +116,16 @@ def _is_top_level(member: tarfile.TarInfo) -> bool:
     return PurePosixPath(member.name).parent == PurePosixPath(".")
 
 
+@contextmanager
+def _new_tar_gz(dest: Path, compresslevel: int = 1) -> Iterator[tarfile.TarFile]:
+    """A gzip-compressed tar open for writing, its gzip header's time fixed."""
+    with (
+        gzip.GzipFile(dest, "wb", compresslevel=compresslevel, mtime=_GZIP_TIME) as packed,
+        tarfile.open(fileobj=packed, mode="w") as tar,
+    ):
+        yield tar
+
+
 def write_test_archive(source: Path, dest: Path) -> list[str]:
     """`source` (a tar.gz of sample zips) rewritten to `dest` with every zip's labels
     stripped; returns the test ids (each top-level zip's last four name characters), sorted.
@@ -111,7 +133,7 @@ def write_test_archive(source: Path, dest: Path) -> list[str]:
     ids = []
     with (
         tarfile.open(source, "r|gz") as tin,
-        tarfile.open(dest, "w:gz", compresslevel=1) as tout,
+        _new_tar_gz(dest) as tout,
         Progress("test samples without labels") as progress,
     ):
         for member in tin:
@@ -163,6 +185,18 @@ def load_answers(private: Path) -> pd.DataFrame:
     """The answers with ids as integers (`0300` -> `300`), as MLE-bench's pandas reads them."""
     answers = read_csv(private / "test.csv", dtype=str, keep_default_na=False)
     return answers.assign(Id=answers["Id"].astype(int).astype(str))
+
+
+def _public_as_raw(folder: Path, raw: Path) -> None:
+    """Kaggle's layout from the public files, one training archive short: the last public
+    one, training3.tar.gz, plays training4.tar.gz (the archive the split holds out), and
+    raw training3.tar.gz is an empty archive; every other file is the public one."""
+    for name in ("training.csv", *PLACED_AS_THEY_ARE):
+        if name != DEV_TEST_ARCHIVE:
+            link_or_copy(folder / name, raw / name)
+    link_or_copy(folder / DEV_TEST_ARCHIVE, raw / TEST_ARCHIVE)
+    with _new_tar_gz(raw / DEV_TEST_ARCHIVE):
+        pass
 
 
 STATEMENT = """\
@@ -239,6 +273,11 @@ COMPETITION = Competition(
     thresholds=Thresholds(gold=0.13304, silver=0.1769, bronze=0.24926, median=0.322),
     sample_score=0.91966,
     statement=STATEMENT,
+    dev_variant=DevVariant(
+        prepare=rebuilt_raw(prepare, _public_as_raw),
+        train_ids=ids_in("training.csv", "Id", form=lambda v: str(int(v))),
+        seed=None,
+    ),
     checksums=Checksums(
         public={
             "randomPredictions.csv": "f91424deb15d00eb184f5a1447cf9907",

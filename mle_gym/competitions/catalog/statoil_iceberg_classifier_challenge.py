@@ -14,12 +14,18 @@ import tempfile
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from mle_gym.competitions.archive_streams import JsonArrayReader, only_member_named, stream_7z
+from mle_gym.competitions.archive_streams import (
+    JsonArrayReader,
+    add_with_fixed_time,
+    only_member_named,
+    stream_7z,
+)
 from mle_gym.competitions.prepare_progress import Progress
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -84,14 +90,22 @@ def _write_7z(archive: Path, member: Path) -> None:
 
     MLE-bench uses py7zr's default level, which would take about a quarter of an hour
     for the real train.json on our 2-core test machine (preset 1: about three minutes);
-    the archive's bytes hold write times and never match MLE-bench's anyway.
+    the archive's bytes never match MLE-bench's anyway. The member's recorded write time is
+    fixed: two preparations give the same bytes.
     """
     import py7zr
 
     with py7zr.SevenZipFile(
         archive, "w", filters=[{"id": py7zr.FILTER_LZMA2, "preset": 1}]
     ) as target:
-        target.write(member, arcname=member.name)
+        add_with_fixed_time(target, member, member.name)
+
+
+def _train_ids(public: Path) -> set[str]:
+    """The ids of the records in a public train.json.7z (for the development variant)."""
+    ids: set[str] = set()
+    _read_json_array(public / "train.json.7z", "train.json", lambda r: ids.add(r["id"]))
+    return ids
 
 
 def _write_json_list(path: Path, texts: Any) -> None:
@@ -193,6 +207,7 @@ COMPETITION = Competition(
     thresholds=Thresholds(gold=0.11374, silver=0.13753, bronze=0.14552, median=0.20371),
     sample_score=0.69315,
     statement=STATEMENT,
+    dev_variant=DevVariant(train_ids=_train_ids),
     checksums=Checksums(
         private={
             "sample_submission.csv": "eeade5905d2b08fe7efd353de37ac58b",

@@ -17,6 +17,9 @@ stay out (MLE-bench copies only the wavs too), and the clips are written after a
 files, in clip order, as fresh files, so neither their inode numbers nor their times follow
 the archive's label-sorted order. The archive is read as a stream (py7zr, the `archives`
 extra): each training wav goes straight to its place, held-out ones through private/.
+Only the host keeps each clip's origin (`private/clip_sources.csv`), for the check that a
+development split, which holds out public training recordings the same way, shares none
+with the real test clips.
 
 Grading: exact-match accuracy of the label strings (`text_accuracy`), as MLE-bench's
 `accuracy_score` compares them; every test clip exactly once. An empty or missing label
@@ -26,6 +29,7 @@ is scored as a wrong answer, where MLE-bench's scikit-learn call fails on it.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
@@ -37,6 +41,7 @@ from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -76,9 +81,17 @@ def clip_name(position: int) -> str:
     return f"clip_{position:08d}.wav"
 
 
-def prepare(raw: Path, public: Path, private: Path) -> None:
-    """MLE-bench's split of the labelled recordings (see the module docstring)."""
-    files = labelled_wavs(raw / ARCHIVE)
+#: Host-only record of each test clip's origin, `<label>/<file name>` (a public training
+#: file's place under train/audio/), so a development split can be checked against it.
+SOURCES = "clip_sources.csv"
+
+#: Puts each (label, member) source's bytes at the path it is mapped to.
+Fetch = Callable[[dict[str, Path]], None]
+
+
+def _split(files: list[tuple[str, str]], fetch: Fetch, public: Path, private: Path) -> None:
+    """MLE-bench's split of `files`, (label, member) in its sorted order: the training
+    files go to train/audio/<label>/, the held-out ones become numbered clips."""
     train, test = holdout(files, 0.1)
     destination = {
         member: public / "train" / "audio" / label / PurePosixPath(member).name
@@ -88,8 +101,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     with tempfile.TemporaryDirectory(dir=private) as held_out:
         for position, (_, member) in enumerate(test):
             destination[member] = Path(held_out) / clip_name(position)
-        with Progress("train.7z recordings", len(files)) as progress:
-            stream_7z(raw / ARCHIVE, list(destination), lambda m: _Wav(destination[m], progress))
+        fetch(destination)
         clips = (clip_name(position) for position in range(len(test)))
         place_files(  # new files in clip order: creation order tells nothing
             ((Path(held_out) / n, public / "test" / "audio" / n) for n in clips),
@@ -98,11 +110,60 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
             fresh=True,
         )
 
-    answers = pd.DataFrame(
-        {"fname": [clip_name(i) for i in range(len(test))], "label": [lab for lab, _ in test]}
-    )
+    names = [clip_name(i) for i in range(len(test))]
+    answers = pd.DataFrame({"fname": names, "label": [lab for lab, _ in test]})
     answers.to_csv(private / "test.csv", index=False)
     answers.assign(label="silence").to_csv(public / "sample_submission.csv", index=False)
+    sources = [f"{label}/{PurePosixPath(member).name}" for label, member in test]
+    pd.DataFrame({"fname": names, "source": sources}).to_csv(private / SOURCES, index=False)
+
+
+def prepare(raw: Path, public: Path, private: Path) -> None:
+    """MLE-bench's split of the labelled recordings (see the module docstring)."""
+    archive = raw / ARCHIVE
+    files = labelled_wavs(archive)
+
+    def fetch(destination: dict[str, Path]) -> None:
+        with Progress("train.7z recordings", len(files)) as progress:
+            stream_7z(archive, list(destination), lambda m: _Wav(destination[m], progress))
+
+    _split(files, fetch, public, private)
+
+
+def _public_wavs(folder: Path) -> list[tuple[str, str]]:
+    """(label, path under `folder`) of every public training wav, sorted as MLE-bench
+    sorts the archive's."""
+    found = [
+        (path.parent.name, path.relative_to(folder).as_posix())
+        for path in (folder / AUDIO).glob("*/*.wav")
+    ]
+    return sorted(found, key=lambda item: f"{item[0]}_{PurePosixPath(item[1]).name}")
+
+
+def dev_prepare(folder: Path, public: Path, private: Path) -> None:
+    """The same split of the public training recordings (`folder` holds the public files):
+    the public train/audio/ folders are train.7z's unpacked, so they are read in place."""
+    files = _public_wavs(folder)
+
+    def fetch(destination: dict[str, Path]) -> None:
+        place_files(((folder / m, d) for m, d in destination.items()), "recordings", len(files))
+
+    _split(files, fetch, public, private)
+
+
+def _train_ids(public: Path) -> set[str]:
+    """`<label>/<file name>` of every training recording in a public folder."""
+    return {member.removeprefix(f"{AUDIO}/") for _, member in _public_wavs(public)}
+
+
+def _test_ids(private: Path) -> set[str]:
+    """The training recordings the test clips were cut from, as `_train_ids` names them."""
+    if not (private / SOURCES).is_file():
+        raise FileNotFoundError(
+            f"{private / SOURCES} is missing: this split was prepared before the clips' "
+            "origins were recorded; prepare it again"
+        )
+    return set(pd.read_csv(private / SOURCES, dtype=str)["source"])
 
 
 STATEMENT = """\
@@ -167,6 +228,7 @@ COMPETITION = Competition(
     thresholds=Thresholds(gold=0.90485, silver=0.89627, bronze=0.88793, median=0.77722),
     sample_score=0.0,
     statement=STATEMENT,
+    dev_variant=DevVariant(prepare=dev_prepare, train_ids=_train_ids, test_ids=_test_ids),
     checksums=Checksums(
         public={"sample_submission.csv": "0b22e4798056a81416614ee8aa3c6ae5"},
         private={"test.csv": "5f4d739491ce2cc9acecaffca9787367"},

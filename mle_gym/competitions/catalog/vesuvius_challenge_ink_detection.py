@@ -20,11 +20,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import dirs_in
 from mle_gym.competitions.hardlink_helpers import place_files, place_tree
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -33,6 +35,8 @@ from mle_gym.lazy import pd
 TEST_FRAGMENT = "3"
 #: Fragment 3's files that stay out of public/test/a: its labels and its infrared photo.
 HIDDEN = ("inklabels.png", "inklabels_rle.csv", "ir.png")
+#: Host-only `Id,fragment`: the training fragment each test fragment was.
+TEST_FRAGMENTS = "test_fragments.csv"
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -53,9 +57,22 @@ def _test_files(fragment: Path, dest: Path) -> Iterator[tuple[Path, Path]]:
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
     """Fragments 1 and 2 to public/train; fragment 3 to public/test/a without labels."""
-    for fragment in ("1", "2"):
+    _split(raw, public, private, ("1", "2"), TEST_FRAGMENT)
+
+
+def dev_prepare(folder: Path, public: Path, private: Path) -> None:
+    """The same rule on the public fragments (`folder` holds the public files, train/ in
+    Kaggle's layout): the last one, 2, becomes test fragment `a`, fragment 1 stays."""
+    _split(folder, public, private, ("1",), "2")
+
+
+def _split(raw: Path, public: Path, private: Path, train: tuple[str, ...], test: str) -> None:
+    """The `train` fragments to public/train; fragment `test` to public/test/a without
+    its labels, recorded on the host in private/test_fragments.csv."""
+    for fragment in train:
         place_tree(raw / "train" / fragment, public / "train" / fragment)
-    fragment = raw / "train" / TEST_FRAGMENT
+    pd.DataFrame({"Id": ["a"], "fragment": [test]}).to_csv(private / TEST_FRAGMENTS, index=False)
+    fragment = raw / "train" / test
     labels = read_csv(fragment / "inklabels_rle.csv")
     if len(labels) != 1:
         raise ValueError(f"{fragment}/inklabels_rle.csv holds {len(labels)} rows, not one")
@@ -73,6 +90,16 @@ def load_answers(private: Path) -> pd.DataFrame:
     from mle_gym.formats.rle import load_shaped_answers
 
     return load_shaped_answers(private / "inklabels_rle.csv", "Id", "Predicted")
+
+
+def _test_fragments(private: Path) -> set[str]:
+    """The training fragments a private folder's test fragments were."""
+    if not (private / TEST_FRAGMENTS).is_file():
+        raise FileNotFoundError(
+            f"{private / TEST_FRAGMENTS} is missing: this split was prepared before its "
+            "test fragment was recorded; prepare it again"
+        )
+    return set(read_csv(private / TEST_FRAGMENTS, dtype=str)["fragment"])
 
 
 STATEMENT = """\
@@ -142,6 +169,9 @@ COMPETITION = Competition(
     thresholds=Thresholds(gold=0.779927, silver=0.725248, bronze=0.660027, median=0.418442),
     sample_score=0.0,
     statement=STATEMENT,
+    dev_variant=DevVariant(
+        prepare=dev_prepare, train_ids=dirs_in("train"), test_ids=_test_fragments, seed=None
+    ),
     checksums=Checksums(
         public={"sample_submission.csv": "034491951a7c40fbcac61ebe97ec4629"},
         private={
