@@ -83,6 +83,7 @@ COVERED = {
     "uw-madison-gi-tract-image-segmentation",
     "vinbigdata-chest-xray-abnormalities-detection",
     "whale-categorization-playground",
+    "nomad2018-predict-transparent-conductors",
 }
 
 WITH_FIXTURES = [c for c in all_competitions() if generator_for(c) is not None]
