@@ -84,6 +84,7 @@ COVERED = {
     "vinbigdata-chest-xray-abnormalities-detection",
     "whale-categorization-playground",
     "nomad2018-predict-transparent-conductors",
+    "tabular-playground-series-may-2022",
 }
 
 WITH_FIXTURES = [c for c in all_competitions() if generator_for(c) is not None]
