@@ -85,6 +85,7 @@ COVERED = {
     "whale-categorization-playground",
     "nomad2018-predict-transparent-conductors",
     "tabular-playground-series-may-2022",
+    "ventilator-pressure-prediction",
 }
 
 WITH_FIXTURES = [c for c in all_competitions() if generator_for(c) is not None]
