@@ -84,6 +84,7 @@ COVERED = {
     "vinbigdata-chest-xray-abnormalities-detection",
     "whale-categorization-playground",
     "nomad2018-predict-transparent-conductors",
+    "plant-pathology-2020-fgvc7",
     "tabular-playground-series-may-2022",
     "ventilator-pressure-prediction",
 }
