@@ -86,6 +86,8 @@ COVERED = {
     "nomad2018-predict-transparent-conductors",
     "plant-pathology-2020-fgvc7",
     "tabular-playground-series-may-2022",
+    "text-normalization-challenge-english-language",
+    "text-normalization-challenge-russian-language",
     "ventilator-pressure-prediction",
 }
 
