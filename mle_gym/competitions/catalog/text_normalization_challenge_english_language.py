@@ -39,6 +39,7 @@ from mle_gym.competitions.streamed_split import (
     read_column,
     split_csv,
 )
+from mle_gym.competitions.zip_members import add_file
 from mle_gym.lazy import pd, train_test_split
 
 #: MLE-bench writes every file of these competitions with all text cells quoted.
@@ -139,10 +140,11 @@ def _split_streamed(corpus: Path, public: Path, private: Path, prefix: str) -> N
 
 
 def _zip(public: Path, name: str) -> None:
-    """`<name>.zip` holding `<name>` (stored, not compressed), as MLE-bench publishes it."""
+    """`<name>.zip` holding `<name>` (stored, not compressed), as MLE-bench publishes it;
+    stamped with a fixed time, so that a preparation is reproducible."""
     path = public / name
     with zipfile.ZipFile(public / f"{name}.zip", "w") as archive:
-        archive.write(path, arcname=name)
+        add_file(archive, path, name, zipfile.ZIP_STORED)
     path.unlink()
 
 
