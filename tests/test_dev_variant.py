@@ -40,6 +40,7 @@ COVERED = {
     "denoising-dirty-documents",
     "detecting-insults-in-social-commentary",
     "dog-breed-identification",
+    "dogs-vs-cats-redux-kernels-edition",
     "facebook-recruiting-iii-keyword-extraction",
     "google-quest-challenge",
     "google-research-identify-contrails-reduce-global-warming",
