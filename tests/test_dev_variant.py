@@ -44,6 +44,8 @@ COVERED = {
     "facebook-recruiting-iii-keyword-extraction",
     "google-quest-challenge",
     "google-research-identify-contrails-reduce-global-warming",
+    "herbarium-2020-fgvc7",
+    "herbarium-2021-fgvc8",
     "histopathologic-cancer-detection",
     "hms-harmful-brain-activity-classification",
     "hotel-id-2021-fgvc8",

@@ -109,7 +109,7 @@ def mapped(reader: IdsFn, form: Callable[[str], str]) -> IdsFn:
     return read
 
 
-def _digest(content: bytes) -> str:
+def digest(content: bytes) -> str:
     """A short content id: 64 bits of md5 (no collision is expected among a few million)."""
     import hashlib
 
@@ -129,7 +129,7 @@ def row_digests(file: str, *, exclude: tuple[str, ...] = ("id",)) -> IdsFn:
         columns = sorted(set(frame.columns) - set(exclude))
         first, *rest = (frame[c].astype(object) for c in columns)
         joined = first.str.cat(list(rest), sep="\x1f") if rest else first
-        return {_digest(row.encode()) for row in joined.tolist()}
+        return {digest(row.encode()) for row in joined.tolist()}
 
     return read
 
@@ -146,6 +146,6 @@ def file_digests(names: IdsFn, template: str) -> IdsFn:
 
     def read(folder: Path) -> set[str]:
         public = public_of(folder)
-        return {_digest((public / template.format(n)).read_bytes()) for n in names(folder)}
+        return {digest((public / template.format(n)).read_bytes()) for n in names(folder)}
 
     return read
