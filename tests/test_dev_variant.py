@@ -58,6 +58,7 @@ COVERED = {
     "leaf-classification",
     "learning-agency-lab-automated-essay-scoring-2",
     "lmsys-chatbot-arena",
+    "ml2021spring-hw2",
     "movie-review-sentiment-analysis-kernels-only",
     "nfl-player-contact-detection",
     "osic-pulmonary-fibrosis-progression",
