@@ -246,3 +246,34 @@ def test_dev_variant_of_the_bundled_demo(digits_home: Path, tmp_path: Path) -> N
     root = tmp_path / "cache"
     shutil.copytree(digits_home, root, copy_function=shutil.copy)
     assert_clean_variant(comp, CompetitionDirs.of(comp.id, root))
+
+
+def test_content_traced_ids_catch_a_real_test_row_and_a_shared_one(tmp_path_factory) -> None:
+    """Where ids are renumbered, the check compares content: a real test material copied in
+    under a development id, or a development training photo reused as a test one, is caught."""
+    comp = get_competition("nomad2018-predict-transparent-conductors")
+    main = prepared_fixture(comp, tmp_path_factory)
+    dev = require_dev_variant(comp, main.root.parent, force=True)
+    answers = dev.private / "test.csv"
+    kept = answers.read_bytes()
+    try:
+        real = pd.read_csv(main.private / "test.csv").iloc[:1].assign(id=10_000)
+        pd.concat([pd.read_csv(answers), real]).to_csv(answers, index=False)
+        with pytest.raises(DevVariantLeak, match="real test ids"):
+            check_dev_variant(comp, main.root.parent)
+    finally:
+        answers.write_bytes(kept)
+    check_dev_variant(comp, main.root.parent)
+
+    comp = get_competition("dogs-vs-cats-redux-kernels-edition")
+    main = prepared_fixture(comp, tmp_path_factory)
+    dev = require_dev_variant(comp, main.root.parent, force=True)
+    photo = dev.public / "test" / "1.jpg"
+    kept = photo.read_bytes()
+    try:
+        photo.write_bytes((dev.public / "train" / "cat.0.jpg").read_bytes())
+        with pytest.raises(DevVariantLeak, match="in both the dev train and dev test"):
+            check_dev_variant(comp, main.root.parent)
+    finally:
+        photo.write_bytes(kept)
+    check_dev_variant(comp, main.root.parent)
