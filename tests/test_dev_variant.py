@@ -34,6 +34,7 @@ COVERED = {
     "3d-object-detection-for-autonomous-vehicles",
     "aerial-cactus-identification",
     "aptos2019-blindness-detection",
+    "billion-word-imputation",
     "bms-molecular-translation",
     "cassava-leaf-disease-classification",
     "cdiscount-image-classification-challenge",
@@ -42,29 +43,35 @@ COVERED = {
     "denoising-dirty-documents",
     "detecting-insults-in-social-commentary",
     "dog-breed-identification",
+    "dogs-vs-cats-redux-kernels-edition",
     "facebook-recruiting-iii-keyword-extraction",
     "google-quest-challenge",
     "google-research-identify-contrails-reduce-global-warming",
+    "herbarium-2020-fgvc7",
+    "herbarium-2021-fgvc8",
     "histopathologic-cancer-detection",
     "hms-harmful-brain-activity-classification",
     "hotel-id-2021-fgvc8",
-    "invasive-species-monitoring",
     "icecube-neutrinos-in-deep-ice",
     "imet-2020-fgvc7",
     "inaturalist-2019-fgvc6",
+    "invasive-species-monitoring",
     "iwildcam-2019-fgvc6",
     "iwildcam-2020-fgvc7",
     "kuzushiji-recognition",
     "leaf-classification",
     "learning-agency-lab-automated-essay-scoring-2",
     "lmsys-chatbot-arena",
+    "ml2021spring-hw2",
     "mlsp-2013-birds",
     "movie-review-sentiment-analysis-kernels-only",
     "multi-modal-gesture-recognition",
     "nfl-player-contact-detection",
+    "nomad2018-predict-transparent-conductors",
     "osic-pulmonary-fibrosis-progression",
     "paddy-disease-classification",
     "petfinder-pawpularity-score",
+    "plant-pathology-2020-fgvc7",
     "plant-pathology-2021-fgvc8",
     "plant-seedlings-classification",
     "playground-series-s3e18",
@@ -80,15 +87,19 @@ COVERED = {
     "smartphone-decimeter-2022",
     "spaceship-titanic",
     "spooky-author-identification",
-    "statoil-iceberg-classifier-challenge",
     "stanford-covid-vaccine",
+    "statoil-iceberg-classifier-challenge",
     "tabular-playground-series-dec-2021",
+    "tabular-playground-series-may-2022",
     "tensorflow-speech-recognition-challenge",
     "tensorflow2-question-answering",
+    "text-normalization-challenge-english-language",
+    "text-normalization-challenge-russian-language",
     "tgs-salt-identification-challenge",
     "tweet-sentiment-extraction",
     "us-patent-phrase-to-phrase-matching",
     "uw-madison-gi-tract-image-segmentation",
+    "ventilator-pressure-prediction",
     "vesuvius-challenge-ink-detection",
     "vinbigdata-chest-xray-abnormalities-detection",
     "whale-categorization-playground",
@@ -244,3 +255,34 @@ def test_dev_variant_of_the_bundled_demo(digits_home: Path, tmp_path: Path) -> N
     root = tmp_path / "cache"
     shutil.copytree(digits_home, root, copy_function=shutil.copy)
     assert_clean_variant(comp, CompetitionDirs.of(comp.id, root))
+
+
+def test_content_traced_ids_catch_a_real_test_row_and_a_shared_one(tmp_path_factory) -> None:
+    """Where ids are renumbered, the check compares content: a real test material copied in
+    under a development id, or a development training photo reused as a test one, is caught."""
+    comp = get_competition("nomad2018-predict-transparent-conductors")
+    main = prepared_fixture(comp, tmp_path_factory)
+    dev = require_dev_variant(comp, main.root.parent, force=True)
+    answers = dev.private / "test.csv"
+    kept = answers.read_bytes()
+    try:
+        real = pd.read_csv(main.private / "test.csv").iloc[:1].assign(id=10_000)
+        pd.concat([pd.read_csv(answers), real]).to_csv(answers, index=False)
+        with pytest.raises(DevVariantLeak, match="real test ids"):
+            check_dev_variant(comp, main.root.parent)
+    finally:
+        answers.write_bytes(kept)
+    check_dev_variant(comp, main.root.parent)
+
+    comp = get_competition("dogs-vs-cats-redux-kernels-edition")
+    main = prepared_fixture(comp, tmp_path_factory)
+    dev = require_dev_variant(comp, main.root.parent, force=True)
+    photo = dev.public / "test" / "1.jpg"
+    kept = photo.read_bytes()
+    try:
+        photo.write_bytes((dev.public / "train" / "cat.0.jpg").read_bytes())
+        with pytest.raises(DevVariantLeak, match="in both the dev train and dev test"):
+            check_dev_variant(comp, main.root.parent)
+    finally:
+        photo.write_bytes(kept)
+    check_dev_variant(comp, main.root.parent)

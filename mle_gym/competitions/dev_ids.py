@@ -107,3 +107,45 @@ def mapped(reader: IdsFn, form: Callable[[str], str]) -> IdsFn:
         return {form(v) for v in reader(folder)}
 
     return read
+
+
+def digest(content: bytes) -> str:
+    """A short content id: 64 bits of md5 (no collision is expected among a few million)."""
+    import hashlib
+
+    return hashlib.md5(content, usedforsecurity=False).hexdigest()[:16]
+
+
+def row_digests(file: str, *, exclude: tuple[str, ...] = ("id",)) -> IdsFn:
+    """The digest of each row of the CSV `file` (zipped too), its cells but the `exclude`d
+    ones in column-name order: the ids of a table whose prepare renumbers its id column,
+    traced through what the rows hold. Identical rows share one id, so an identical pair
+    split across two parts counts as an id in both."""
+
+    def read(folder: Path) -> set[str]:
+        import pandas as pd
+
+        frame = pd.read_csv(folder / file, dtype=str, keep_default_na=False)
+        columns = sorted(set(frame.columns) - set(exclude))
+        first, *rest = (frame[c].astype(object) for c in columns)
+        joined = first.str.cat(list(rest), sep="\x1f") if rest else first
+        return {digest(row.encode()) for row in joined.tolist()}
+
+    return read
+
+
+def public_of(folder: Path) -> Path:
+    """The public folder of the split `folder` (its public/ or private/) belongs to: answers
+    name their rows, the public files hold what the rows are."""
+    return folder.parent / "public"
+
+
+def file_digests(names: IdsFn, template: str) -> IdsFn:
+    """The digest of the file `template.format(name)` in the split's public folder, for each
+    name `names` reads: image sets whose prepare renames the files but keeps their bytes."""
+
+    def read(folder: Path) -> set[str]:
+        public = public_of(folder)
+        return {digest((public / template.format(n)).read_bytes()) for n in names(folder)}
+
+    return read

@@ -27,8 +27,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from mle_gym.competitions.dev_ids import digest, ids_in, public_of
 from mle_gym.competitions.hardlink_helpers import place_files
-from mle_gym.competitions.spec import Column, SubmissionFormat
+from mle_gym.competitions.spec import Column, DevVariant, SubmissionFormat
 from mle_gym.lazy import pd
 
 Metadata = dict[str, Any]
@@ -201,3 +202,26 @@ def prepare_renumbered_test(
     truth = [annotations[i]["category_id"] for i in test]
     write_answers(private / "answers.csv", ids, truth, ("Id", "Predicted"))
     write_answers(public / "sample_submission.csv", ids, [0] * len(ids), ("Id", "Predicted"))
+
+
+def renumbered_test_dev_variant(folder: str) -> DevVariant:
+    """The development variant of a `prepare_renumbered_test` competition: the same prepare
+    on its public training images and metadata (which have the raw layout).
+
+    The held-out images are renamed and renumbered, so every image is traced by its file's
+    bytes: a training image's from `<folder>/train/metadata.json`, an answer's through the
+    split's public `<folder>/test/metadata.json`, which names its file."""
+
+    def training(public: Path) -> set[str]:
+        train = public / folder / "train"
+        images = load_metadata(train / "metadata.json")["images"]
+        return {digest((train / image["file_name"]).read_bytes()) for image in images}
+
+    def answers(private: Path) -> set[str]:
+        test = public_of(private) / folder / "test"
+        files = {i["id"]: i["file_name"] for i in load_metadata(test / "metadata.json")["images"]}
+        return {
+            digest((test / files[i]).read_bytes()) for i in ids_in("answers.csv", "Id")(private)
+        }
+
+    return DevVariant(train_ids=training, test_ids=answers)

@@ -10,6 +10,10 @@ MLE-bench keeps its sample submission in private/ only (a copy of the public tes
 we also write it to public/sample_submission.csv with an unquoted header, so the agent has a
 plain CSV to start from (the rows are the public test file's). Grading refuses cells pandas
 reads as missing, where MLE-bench's grader fails (see `mle_gym.grading.metrics.levenshtein`).
+
+The development variant is the same streamed split of the public corpus (whose archive has
+the raw one's layout). Test sentences are numbered from 0 again, so each sentence is traced
+by its text: a training line's, or the answer's full sentence.
 """
 
 from __future__ import annotations
@@ -20,13 +24,16 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TextIO
 
+from mle_gym.competitions.dev_ids import digest, ids_in, mapped
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.zip_members import fixed_member
 
 CORPUS = "train_v2.txt"
 PUBLIC_TEST = "test_v2.txt"
@@ -37,9 +44,11 @@ QUOTED_HEADER = '"id","sentence"\n'
 
 
 def _zip_member(stack: ExitStack, archive: Path, name: str) -> TextIO:
-    """A text stream writing `name` into a new deflated zip `archive`."""
+    """A text stream writing `name` into a new deflated zip `archive` (stamped with a fixed
+    time, so that a preparation is reproducible)."""
     zf = stack.enter_context(zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED))
-    binary = stack.enter_context(zf.open(name, "w", force_zip64=True))
+    member = fixed_member(name, zipfile.ZIP_DEFLATED)
+    binary = stack.enter_context(zf.open(member, "w", force_zip64=True))
     return stack.enter_context(io.TextIOWrapper(binary, encoding="utf-8", newline="\n"))
 
 
@@ -81,6 +90,15 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
                 train.write(line)
             if count >= TOTAL_LINES:
                 break
+
+
+def training_sentences(public: Path) -> set[str]:
+    """The digest of each line of the public corpus, stripped as the split strips it."""
+    with (
+        zipfile.ZipFile(public / f"{CORPUS}.zip") as archive,
+        io.TextIOWrapper(archive.open(CORPUS), encoding="utf-8", newline=None) as lines,
+    ):
+        return {digest(line.strip().encode()) for line in lines}
 
 
 STATEMENT = """\
@@ -144,5 +162,9 @@ COMPETITION = Competition(
             "sample_submission.csv": "b734f937cbff4fbc88b2cfccc5d12d58",
             "test.csv": "5340d30e22b84bf14de19b9c877b16e3",
         },
+    ),
+    dev_variant=DevVariant(
+        train_ids=training_sentences,
+        test_ids=mapped(ids_in("test.csv", "sentence"), lambda s: digest(s.encode())),
     ),
 )

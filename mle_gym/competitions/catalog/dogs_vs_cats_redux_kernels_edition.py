@@ -1,17 +1,26 @@
-"""Dogs vs. Cats Redux: the probability that a photograph shows a dog."""
+"""Dogs vs. Cats Redux: the probability that a photograph shows a dog.
+
+Its development variant is the competition's own split of the public training photos,
+zipped back under `train/` as Kaggle ships them. The photos are renamed again, so each is
+traced by its bytes.
+"""
 
 from __future__ import annotations
 
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from mle_gym.competitions.dev_ids import file_digests, files_in, ids_in
+from mle_gym.competitions.dev_rules import public_as_raw
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.zip_members import add_file
 from mle_gym.lazy import pd, train_test_split
 
 
@@ -34,13 +43,14 @@ def _new_names(train_images: list[str]) -> list[str]:
 
 
 def _write_folder_and_zip(archive: zipfile.ZipFile, files: dict[str, str], folder: Path) -> None:
-    """Copy members to `folder` under new names, then zip the folder beside it (flat)."""
+    """Copy members to `folder` under new names, then zip the folder beside it (flat, members
+    stamped with a fixed time, so that a preparation is reproducible)."""
     folder.mkdir(exist_ok=True)
     for new_name, member in files.items():
         (folder / new_name).write_bytes(archive.read(member))
-    with zipfile.ZipFile(folder.with_suffix(".zip"), "w", zipfile.ZIP_DEFLATED) as out:
+    with zipfile.ZipFile(folder.with_suffix(".zip"), "w") as out:
         for path in sorted(folder.iterdir()):
-            out.write(path, arcname=path.name)
+            add_file(out, path, path.name, zipfile.ZIP_DEFLATED)
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
@@ -122,5 +132,10 @@ COMPETITION = Competition(
     checksums=Checksums(
         public={"sample_submission.csv": "cfe8f41567220b6fcbbdc4eb4df7230f"},
         private={"answers.csv": "98f293fd3f37f967c17aa9263e866c30"},
+    ),
+    dev_variant=DevVariant(
+        prepare=public_as_raw(prepare, zips={"train.zip": {"train": "train"}}),
+        train_ids=file_digests(files_in("train", "*.jpg", stem=False), "train/{}"),
+        test_ids=file_digests(ids_in("answers.csv", "id"), "test/{}.jpg"),
     ),
 )

@@ -19,6 +19,7 @@ from mle_gym.competitions.per_category_split import (
     HERBARIUM_SCORING,
     HERBARIUM_SUBMISSION,
     prepare_renumbered_test,
+    renumbered_test_dev_variant,
 )
 from mle_gym.competitions.spec import Checksums, Competition, Thresholds
 
@@ -82,4 +83,5 @@ COMPETITION = Competition(
         public={"sample_submission.csv": "a1bdb830f6582fcb9cffe8cec363a0b1"},
         private={"answers.csv": "5e7355890f648e4f8be7a68e6c9c71c5"},
     ),
+    dev_variant=renumbered_test_dev_variant("nybg2020"),
 )

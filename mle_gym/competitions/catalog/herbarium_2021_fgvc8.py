@@ -15,6 +15,7 @@ from mle_gym.competitions.per_category_split import (
     HERBARIUM_SCORING,
     HERBARIUM_SUBMISSION,
     prepare_renumbered_test,
+    renumbered_test_dev_variant,
 )
 from mle_gym.competitions.spec import Checksums, Competition, Thresholds
 
@@ -78,4 +79,5 @@ COMPETITION = Competition(
         public={"sample_submission.csv": "e53508ab941ce7f219c6e82fde9a6baa"},
         private={"answers.csv": "ba6fdf67c5f53a1a39bef7a129b38108"},
     ),
+    dev_variant=renumbered_test_dev_variant(""),
 )

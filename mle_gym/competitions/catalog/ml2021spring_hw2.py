@@ -6,19 +6,28 @@ frames 0..n-1 in the order of its new test_11.npy.
 
 The training matrix is about 2 GB of float32. Its rows are read one by one and written one
 block at a time, so preparing takes little memory; the bytes equal np.save's.
+
+Its development variant is that prepare on the public files, whose test_11.npy gives the
+share to hold out: public test / (public train + public test) is MLE-bench's share again.
+The held-out frames are numbered from 0 again, so each frame is traced by its features'
+bytes and its label.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
+from mle_gym.competitions.dev_ids import digest, public_of
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -30,6 +39,21 @@ CLASSES = tuple(str(i) for i in range(39))
 BLOCK_ROWS = 20_000
 
 
+def _read_header(handle: BinaryIO, source: Path) -> tuple[tuple[int, ...], np.dtype, int]:
+    """(shape, dtype, bytes per row) of the C-ordered .npy array `handle` reads, which is
+    left at the array's first row."""
+    version = np.lib.format.read_magic(handle)
+    read_header = (
+        np.lib.format.read_array_header_1_0
+        if version == (1, 0)
+        else np.lib.format.read_array_header_2_0
+    )
+    shape, fortran_order, dtype = read_header(handle)
+    if fortran_order:
+        raise ValueError(f"{source} is stored in Fortran order; expected C order")
+    return shape, dtype, dtype.itemsize * int(np.prod(shape[1:]))
+
+
 def save_rows(source: Path, rows: np.ndarray, dest: Path) -> None:
     """Write `source[rows]` as np.save would, reading the rows one by one into blocks.
 
@@ -37,17 +61,8 @@ def save_rows(source: Path, rows: np.ndarray, dest: Path) -> None:
     as the process's memory, and gathering rows from all over the file would map all of it.
     """
     with source.open("rb") as handle:
-        version = np.lib.format.read_magic(handle)
-        read_header = (
-            np.lib.format.read_array_header_1_0
-            if version == (1, 0)
-            else np.lib.format.read_array_header_2_0
-        )
-        shape, fortran_order, dtype = read_header(handle)
-        if fortran_order:
-            raise ValueError(f"{source} is stored in Fortran order; expected C order")
+        shape, dtype, width = _read_header(handle, source)
         start = handle.tell()
-        width = dtype.itemsize * int(np.prod(shape[1:]))
         header = {
             "descr": np.lib.format.dtype_to_descr(dtype),
             "fortran_order": False,
@@ -85,6 +100,36 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     save_rows(source / "train_11.npy", test_rows, dest / "test_11.npy")
     answers.assign(ClassId=0).to_csv(public / "sampleSubmission.csv", index=False)
     answers.to_csv(private / "answers.csv", index=False)
+
+
+def _rows(source: Path) -> Iterator[bytes]:
+    """The bytes of each row of a .npy array, read block by block in file order."""
+    with source.open("rb") as handle:
+        _, _, width = _read_header(handle, source)
+        while block := handle.read(width * BLOCK_ROWS):
+            yield from (block[i : i + width] for i in range(0, len(block), width))
+
+
+def _frame_digests(rows: Iterable[bytes], labels: Iterable[object]) -> set[str]:
+    return {
+        digest(row + b"\x1f" + str(label).encode()) for row, label in zip(rows, labels, strict=True)
+    }
+
+
+def training_frames(public: Path) -> set[str]:
+    """Each labelled frame of a public folder, as its features' bytes and its label."""
+    folder = public / FOLDER
+    return _frame_digests(_rows(folder / "train_11.npy"), np.load(folder / "train_label_11.npy"))
+
+
+def answer_frames(private: Path) -> set[str]:
+    """Each answer's frame (its `Id` is its row in the public test_11.npy) and label."""
+    import pandas as pd
+
+    answers = pd.read_csv(private / "answers.csv", dtype=str)
+    labels = dict(zip(answers["Id"].astype(int), answers["ClassId"], strict=True))
+    frames = _rows(public_of(private) / FOLDER / "test_11.npy")
+    return _frame_digests(frames, (labels[i] for i in range(len(labels))))
 
 
 STATEMENT = """\
@@ -148,4 +193,5 @@ COMPETITION = Competition(
         public={"sampleSubmission.csv": "4fe69a042cfe9e066c088e603917eec4"},
         private={"answers.csv": "9fde0306ed6a02eea1b27686c54ce2bf"},
     ),
+    dev_variant=DevVariant(train_ids=training_frames, test_ids=answer_frames),
 )

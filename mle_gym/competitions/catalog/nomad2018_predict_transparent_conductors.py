@@ -2,6 +2,10 @@
 
 MLE-bench holds out 10% of Kaggle's labelled materials, renumbers each side's ids from 1,
 and copies every material's geometry file under its new id.
+
+Its development variant is that prepare run on the public training table and geometries,
+zipped back into Kaggle's archives. Both parts come out renumbered from 1 again, so their
+materials are traced to the public training table by their rows' content (`row_digests`).
 """
 
 from __future__ import annotations
@@ -11,10 +15,13 @@ import zipfile
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import row_digests
+from mle_gym.competitions.dev_rules import public_as_raw
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -136,5 +143,13 @@ COMPETITION = Competition(
             "train.csv": "27ef5faad359d2dd4ac872fab5c9010d",
         },
         private={"test.csv": "fc17cf7adf422874ce65f2b1b1265d98"},
+    ),
+    dev_variant=DevVariant(
+        prepare=public_as_raw(
+            prepare,
+            zips={"train.csv.zip": {"train.csv": "train.csv"}, "train.zip": {"train": "train"}},
+        ),
+        train_ids=row_digests("train.csv"),
+        test_ids=row_digests("test.csv"),
     ),
 )

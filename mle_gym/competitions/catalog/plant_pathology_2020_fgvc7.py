@@ -1,4 +1,8 @@
-"""Plant Pathology 2020 (FGVC7): tell healthy apple leaves from rust, scab or several diseases."""
+"""Plant Pathology 2020 (FGVC7): tell healthy apple leaves from rust, scab or several diseases.
+
+Its development variant is the competition's own split of the public training leaves, which
+renames them `Train_<i>` and `Test_<i>` again; each leaf is traced by its image's bytes.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,12 @@ import shutil
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import file_digests, ids_in
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -107,5 +113,9 @@ COMPETITION = Competition(
             "train.csv": "f99c8adb1be7d3f0a5c96fe804fcf3f3",
         },
         private={"test.csv": "8835c3fd71013bd15ea81566d4f85d7b"},
+    ),
+    dev_variant=DevVariant(
+        train_ids=file_digests(ids_in("train.csv", "image_id"), "images/{}.jpg"),
+        test_ids=file_digests(ids_in("test.csv", "image_id"), "images/{}.jpg"),
     ),
 )

@@ -2,6 +2,11 @@
 
 MLE-bench holds out 100,000 of Kaggle's 900,000 labelled rows and renumbers the ids so that
 the test ids follow the training ids.
+
+Its development variant holds out the share MLE-bench held out of Kaggle's rows (1/9) of the
+public rows, as a ratio rather than the fixed 100,000 (which the 800,000 public rows could
+hold, but not a smaller table). The ids are renumbered again, so the rows are traced to the
+public training table by their content (`row_digests`).
 """
 
 from __future__ import annotations
@@ -11,10 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import row_digests
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -25,16 +32,27 @@ if TYPE_CHECKING:
     import pandas as pd
 
 TEST_ROWS = 100_000
+#: The share of Kaggle's 900,000 labelled rows that MLE-bench held out.
+DEV_SHARE = TEST_ROWS / 900_000
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
     """Split off TEST_ROWS rows (random_state=0); ids become 0..n-1 across train then test.
     Streamed (see `streamed_split`): the bytes of `prepare_in_memory` in bounded memory."""
+    _split(raw, public, private, TEST_ROWS)
+
+
+def prepare_dev(raw: Path, public: Path, private: Path) -> None:
+    """The development rule: `prepare` holding out DEV_SHARE of the rows instead."""
+    _split(raw, public, private, DEV_SHARE)
+
+
+def _split(raw: Path, public: Path, private: Path, test_size: float | int) -> None:
     path = raw / "train.csv"
     try:
-        split_csv(path, lambda rows: holdout_order(rows, TEST_ROWS), _outputs(public, private))
+        split_csv(path, lambda rows: holdout_order(rows, test_size), _outputs(public, private))
     except NotStreamable:
-        prepare_in_memory(raw, public, private)
+        prepare_in_memory(raw, public, private, test_size)
 
 
 def _outputs(public: Path, private: Path) -> Callable[[list[int]], list[list[Output]]]:
@@ -68,10 +86,12 @@ def _outputs(public: Path, private: Path) -> Callable[[list[int]], list[list[Out
 GOLD = ["id", "target"]
 
 
-def prepare_in_memory(raw: Path, public: Path, private: Path) -> None:
+def prepare_in_memory(
+    raw: Path, public: Path, private: Path, test_size: float | int = TEST_ROWS
+) -> None:
     """The reference: the whole table in memory, as MLE-bench does."""
     rows = read_csv(raw / "train.csv")
-    train, test = train_test_split(rows, test_size=TEST_ROWS, random_state=0)
+    train, test = train_test_split(rows, test_size=test_size, random_state=0)
     train["id"] = np.arange(len(train))
     test["id"] = np.arange(len(train), len(train) + len(test))
 
@@ -146,5 +166,8 @@ COMPETITION = Competition(
             "gold_submission.csv": "fd2e8a542de49e4f4b46ea1a174db71a",
             "test.csv": "0ad7146d50d6a3043b98e9471835db59",
         },
+    ),
+    dev_variant=DevVariant(
+        prepare=prepare_dev, train_ids=row_digests("train.csv"), test_ids=row_digests("test.csv")
     ),
 )

@@ -3,14 +3,21 @@
 MLE-bench splits Kaggle's labelled corpus by sentence (10% of the sentences become the test
 set), renumbers the sentences of both parts, and grades exact-match accuracy of the
 `after` strings. The Russian competition shares this preparation (`prepare_for`).
+
+The development variant is that prepare on the public training corpus (`dev_variant_for`).
+Its sentences are renumbered again, so each is traced by its tokens' `before` and `after`
+strings, read from the training corpus or from the answers and the private sample (which
+holds `before` as its prediction).
 """
 
 from __future__ import annotations
 
 import csv
 import functools
+import hashlib
 import tempfile
 import zipfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
@@ -18,6 +25,8 @@ from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
+    IdsFn,
     PrepareFn,
     SubmissionFormat,
     Thresholds,
@@ -30,6 +39,7 @@ from mle_gym.competitions.streamed_split import (
     read_column,
     split_csv,
 )
+from mle_gym.competitions.zip_members import add_file
 from mle_gym.lazy import pd, train_test_split
 
 #: MLE-bench writes every file of these competitions with all text cells quoted.
@@ -130,10 +140,11 @@ def _split_streamed(corpus: Path, public: Path, private: Path, prefix: str) -> N
 
 
 def _zip(public: Path, name: str) -> None:
-    """`<name>.zip` holding `<name>` (stored, not compressed), as MLE-bench publishes it."""
+    """`<name>.zip` holding `<name>` (stored, not compressed), as MLE-bench publishes it;
+    stamped with a fixed time, so that a preparation is reproducible."""
     path = public / name
     with zipfile.ZipFile(public / f"{name}.zip", "w") as archive:
-        archive.write(path, arcname=name)
+        add_file(archive, path, name, zipfile.ZIP_STORED)
     path.unlink()
 
 
@@ -156,6 +167,68 @@ def _prepare_in_memory(prefix: str, raw: Path, public: Path, private: Path) -> N
     _write_zipped(test.drop(columns=["after", "class"]), public, f"{prefix}_test_2.csv")
     _write_zipped(sample, public, f"{prefix}_sample_submission_2.csv")
     sample.to_csv(public / PLAIN_SAMPLE, index=False)
+
+
+#: Rows read at a time when tracing sentences: the corpus has about ten million tokens.
+TRACE_ROWS = 500_000
+#: The training corpus' columns a sentence is traced by.
+TRACED = ("sentence_id", "before", "after")
+
+
+def _sentence_digests(tokens: Iterable[tuple[str, str, str]]) -> set[str]:
+    """A digest per sentence of its tokens' (before, after), from (sentence, before, after)
+    rows in file order, where each sentence's tokens are contiguous and in order."""
+    digests: set[str] = set()
+    current, digest = None, hashlib.md5(usedforsecurity=False)
+    for sentence, before, after in tokens:
+        if sentence != current:
+            if current is not None:
+                digests.add(digest.hexdigest()[:16])
+            current, digest = sentence, hashlib.md5(usedforsecurity=False)
+        digest.update(f"{before}\x1f{after}\x1e".encode())
+    if current is not None:
+        digests.add(digest.hexdigest()[:16])
+    return digests
+
+
+def _chunks(path: Path, columns: list[str]) -> Iterator[pd.DataFrame]:
+    return pd.read_csv(
+        path, usecols=columns, dtype=str, keep_default_na=False, chunksize=TRACE_ROWS
+    )
+
+
+def _training_sentences(prefix: str) -> IdsFn:
+    def read(public: Path) -> set[str]:
+        chunks = _chunks(public / f"{prefix}_train.csv.zip", list(TRACED))
+        return _sentence_digests(
+            row
+            for chunk in chunks
+            for row in zip(*(chunk[c].tolist() for c in TRACED), strict=True)
+        )
+
+    return read
+
+
+def _answer_sentences(private: Path) -> set[str]:
+    """The answers' sentences, `before` read from the private sample (same rows, same order)."""
+
+    def rows() -> Iterator[tuple[str, str, str]]:
+        answers = _chunks(private / "answers.csv", ["id", "after"])
+        samples = _chunks(private / "sample_submission.csv", ["id", "after"])
+        for answer, sample in zip(answers, samples, strict=True):
+            ids = answer["id"].tolist()
+            if ids != sample["id"].tolist():
+                raise ValueError(f"{private}: answers and sample list different token ids")
+            sentences = [i.rpartition("_")[0] for i in ids]
+            before, after = sample["after"].tolist(), answer["after"].tolist()
+            yield from zip(sentences, before, after, strict=True)
+
+    return _sentence_digests(rows())
+
+
+def dev_variant_for(prefix: str) -> DevVariant:
+    """The `<prefix>` competition's prepare on its public files, sentences traced by content."""
+    return DevVariant(train_ids=_training_sentences(prefix), test_ids=_answer_sentences)
 
 
 STATEMENT = """\
@@ -226,4 +299,5 @@ COMPETITION = Competition(
             "sample_submission.csv": "e4d1b5d86abed38e6ef37cb7996c3f2c",
         },
     ),
+    dev_variant=dev_variant_for("en"),
 )

@@ -1,12 +1,14 @@
 """Text Normalization Challenge (Russian): the English competition's task on Russian text.
 
-Prepared exactly like the English one (same split by sentence, same file layout).
+Prepared exactly like the English one (same split by sentence, same file layout), and its
+development variant is carved and traced the same way (`dev_variant_for`).
 """
 
 from __future__ import annotations
 
 from mle_gym.competitions.catalog.text_normalization_challenge_english_language import (
     PLAIN_SAMPLE,
+    dev_variant_for,
     prepare_for,
 )
 from mle_gym.competitions.spec import (
@@ -87,4 +89,5 @@ COMPETITION = Competition(
             "sample_submission.csv": "d815d621314754ed7b886b5d16f91d93",
         },
     ),
+    dev_variant=dev_variant_for("ru"),
 )

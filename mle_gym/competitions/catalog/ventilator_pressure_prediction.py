@@ -8,6 +8,9 @@ Grading: MAE over the test rows of the inspiratory phase (the answers' u_out == 
 scores it; MLE-bench's config names another metric, its grade function computes this one.
 Every row still needs a finite prediction (MLE-bench fails on a missing value in a scored
 row and ignores one in an unscored row; we refuse both).
+
+Its development variant is the same split of the public train.csv. The `id` column is
+renumbered again, but breath ids are kept, so each row is traced by its breath and time step.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.group_holdout import split_groups
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -176,5 +181,9 @@ COMPETITION = Competition(
             "train.csv": "4b0aaa1c637a452d5d1109aa585bca9f",
         },
         private={"test.csv": "ef4ebee21345154a7cdfbec0606db01a"},
+    ),
+    dev_variant=DevVariant(
+        train_ids=ids_in("train.csv", "breath_id", "time_step"),
+        test_ids=ids_in("test.csv", "breath_id", "time_step"),
     ),
 )
