@@ -58,6 +58,7 @@ COVERED = {
     "invasive-species-monitoring",
     "iwildcam-2019-fgvc6",
     "iwildcam-2020-fgvc7",
+    "jigsaw-toxic-comment-classification-challenge",
     "kuzushiji-recognition",
     "leaf-classification",
     "learning-agency-lab-automated-essay-scoring-2",
