@@ -59,6 +59,7 @@ COVERED = {
     "iwildcam-2019-fgvc6",
     "iwildcam-2020-fgvc7",
     "jigsaw-toxic-comment-classification-challenge",
+    "jigsaw-unintended-bias-in-toxicity-classification",
     "kuzushiji-recognition",
     "leaf-classification",
     "learning-agency-lab-automated-essay-scoring-2",
