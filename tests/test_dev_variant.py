@@ -68,6 +68,7 @@ COVERED = {
     "mlsp-2013-birds",
     "movie-review-sentiment-analysis-kernels-only",
     "multi-modal-gesture-recognition",
+    "new-york-city-taxi-fare-prediction",
     "nfl-player-contact-detection",
     "nomad2018-predict-transparent-conductors",
     "osic-pulmonary-fibrosis-progression",
