@@ -47,6 +47,7 @@ COVERED = {
     "facebook-recruiting-iii-keyword-extraction",
     "google-quest-challenge",
     "google-research-identify-contrails-reduce-global-warming",
+    "h-and-m-personalized-fashion-recommendations",
     "herbarium-2020-fgvc7",
     "herbarium-2021-fgvc8",
     "histopathologic-cancer-detection",
