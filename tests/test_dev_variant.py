@@ -33,6 +33,7 @@ from tests.fixtures.raw import generator_for
 COVERED = {
     "3d-object-detection-for-autonomous-vehicles",
     "aerial-cactus-identification",
+    "AI4Code",
     "aptos2019-blindness-detection",
     "billion-word-imputation",
     "bms-molecular-translation",
