@@ -46,6 +46,7 @@ COVERED = {
     "dog-breed-identification",
     "dogs-vs-cats-redux-kernels-edition",
     "facebook-recruiting-iii-keyword-extraction",
+    "freesound-audio-tagging-2019",
     "google-quest-challenge",
     "google-research-identify-contrails-reduce-global-warming",
     "h-and-m-personalized-fashion-recommendations",
