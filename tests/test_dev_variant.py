@@ -55,6 +55,7 @@ COVERED = {
     "histopathologic-cancer-detection",
     "hms-harmful-brain-activity-classification",
     "hotel-id-2021-fgvc8",
+    "hubmap-kidney-segmentation",
     "icecube-neutrinos-in-deep-ice",
     "imet-2020-fgvc7",
     "inaturalist-2019-fgvc6",
