@@ -103,6 +103,7 @@ COVERED = {
     "text-normalization-challenge-english-language",
     "text-normalization-challenge-russian-language",
     "tgs-salt-identification-challenge",
+    "the-icml-2013-whale-challenge-right-whale-redux",
     "tweet-sentiment-extraction",
     "us-patent-phrase-to-phrase-matching",
     "uw-madison-gi-tract-image-segmentation",
