@@ -52,6 +52,7 @@ COVERED = {
     "h-and-m-personalized-fashion-recommendations",
     "herbarium-2020-fgvc7",
     "herbarium-2021-fgvc8",
+    "herbarium-2022-fgvc9",
     "histopathologic-cancer-detection",
     "hms-harmful-brain-activity-classification",
     "hotel-id-2021-fgvc8",
