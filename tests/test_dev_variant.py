@@ -34,6 +34,7 @@ COVERED = {
     "3d-object-detection-for-autonomous-vehicles",
     "aerial-cactus-identification",
     "AI4Code",
+    "alaska2-image-steganalysis",
     "aptos2019-blindness-detection",
     "billion-word-imputation",
     "bms-molecular-translation",
