@@ -103,3 +103,11 @@ def rebuilt_raw(prepare: PrepareFn, build: Callable[[Path, Path], None]) -> Prep
 
     carve.__qualname__ = f"rebuilt_raw({prepare.__module__}.{prepare.__qualname__})"
     return carve
+
+
+def scaled_count(held_out: int, public_rows: int) -> int:
+    """A fixed held-out count brought to the public part: the share `held_out` rows were of
+    Kaggle's training set (the public rows and the held-out ones), of `public_rows`, leaving
+    at least one row on each side."""
+    share = round(held_out * public_rows / (public_rows + held_out))
+    return max(1, min(public_rows - 1, share))

@@ -15,14 +15,18 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_ids import ids_in
+from mle_gym.competitions.dev_rules import scaled_count
 from mle_gym.competitions.hardlink_helpers import link_or_copy
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -31,7 +35,7 @@ from mle_gym.lazy import pd
 TEST_NOTEBOOKS = 20_000
 
 
-def _split_by_family(ancestors: pd.DataFrame) -> tuple[list[str], list[str]]:
+def _split_by_family(ancestors: pd.DataFrame, size: int) -> tuple[list[str], list[str]]:
     """(train ids, test ids): whole ancestor groups, greedily, until the test set is full."""
     families: dict[str, list[str]] = {}
     for notebook, ancestor in zip(ancestors["id"], ancestors["ancestor_id"], strict=True):
@@ -39,10 +43,10 @@ def _split_by_family(ancestors: pd.DataFrame) -> tuple[list[str], list[str]]:
     train: list[str] = []
     test: list[str] = []
     for family in families.values():
-        fits = len(test) + len(family) <= TEST_NOTEBOOKS
+        fits = len(test) + len(family) <= size
         (test if fits else train).extend(family)
-    if len(test) != TEST_NOTEBOOKS:
-        raise ValueError(f"{len(test)} notebooks in the test set, expected {TEST_NOTEBOOKS}")
+    if len(test) != size:
+        raise ValueError(f"{len(test)} notebooks in the test set, expected {size}")
     return train, test
 
 
@@ -61,11 +65,18 @@ def _file_order(folder: str, notebook: str) -> str:
         return " ".join(json.load(handle)["cell_type"])
 
 
-def prepare(raw: Path, public: Path, private: Path) -> None:
-    """MLE-bench's family-aware split (see the module docstring)."""
+def _kaggle_count(notebooks: int) -> int:
+    return TEST_NOTEBOOKS
+
+
+def prepare(
+    raw: Path, public: Path, private: Path, *, held_out: Callable[[int], int] = _kaggle_count
+) -> None:
+    """MLE-bench's family-aware split (see the module docstring); `held_out` gives the test
+    set's size from the number of notebooks."""
     ancestors = read_csv(raw / "train_ancestors.csv").sample(frac=1, random_state=0)
     ancestors = ancestors.reset_index(drop=True)
-    train_ids, test_ids = _split_by_family(ancestors)
+    train_ids, test_ids = _split_by_family(ancestors, held_out(len(ancestors)))
     _place_notebooks(raw, train_ids, public / "train")
     _place_notebooks(raw, test_ids, public / "test")
 
@@ -81,6 +92,12 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
         }
     )
     sample.to_csv(public / "sample_submission.csv", index=False)
+
+
+def prepare_dev(raw: Path, public: Path, private: Path) -> None:
+    """The development split: MLE-bench's, run on the public notebooks (laid out as Kaggle's
+    training ones), holding out the share its 20,000 notebooks were of Kaggle's."""
+    prepare(raw, public, private, held_out=lambda n: scaled_count(TEST_NOTEBOOKS, n))
 
 
 STATEMENT = """\
@@ -149,4 +166,5 @@ COMPETITION = Competition(
         },
         private={"test_orders.csv": "58e1e03e110aa2d805cd84f6e6a6477f"},
     ),
+    dev_variant=DevVariant(prepare=prepare_dev, train_ids=ids_in("train_orders.csv", "id")),
 )

@@ -15,6 +15,12 @@ twice). Scores only rank, so any finite number is accepted (values outside [0, 1
 warning), as MLE-bench accepts them; NaN or infinite scores are refused (MLE-bench refuses
 NaN, and fails inside scikit-learn on infinity). Nothing in public/ tells a test image's
 source: its other versions are not in the training folders.
+
+The development variant is the same split of the public covers, holding out the share
+MLE-bench's 5,000 were of Kaggle's 75,000 (`scaled_count`: about 4,667 of the 70,000).
+Both parts are renumbered again, so its clean-split check traces images by their bytes:
+each development test image must be a public training image, none of the development
+training images nor a real test image.
 """
 
 from __future__ import annotations
@@ -24,11 +30,14 @@ import random
 from collections.abc import Iterator
 from pathlib import Path
 
+from mle_gym.competitions.dev_ids import file_digests, files_in, ids_in, union
+from mle_gym.competitions.dev_rules import scaled_count
 from mle_gym.competitions.hardlink_helpers import place_files
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -36,6 +45,8 @@ from mle_gym.lazy import pd, train_test_split
 
 COVER = "Cover"
 ALGORITHMS = ("JMiPOD", "JUNIWARD", "UERD")
+#: The training folders: the covers and each algorithm's version of them.
+FOLDERS = (COVER, *ALGORITHMS)
 TEST_SIZE = 5000
 
 
@@ -61,13 +72,13 @@ def draw_test_sources(test: list[str]) -> list[tuple[str, str]]:
 
 def _train_pairs(raw: Path, public: Path, train: list[str]) -> Iterator[tuple[Path, Path]]:
     for number, name in enumerate(train, start=1):
-        for folder in (COVER, *ALGORITHMS):
+        for folder in FOLDERS:
             yield raw / folder / name, public / folder / f"{number:05d}.jpg"
 
 
-def prepare(raw: Path, public: Path, private: Path) -> None:
+def prepare(raw: Path, public: Path, private: Path, *, held_out: int = TEST_SIZE) -> None:
     """MLE-bench's split (see the module docstring); train linked, test copied fresh."""
-    train, test = train_test_split(cover_names(raw), test_size=TEST_SIZE, random_state=42)
+    train, test = train_test_split(cover_names(raw), test_size=held_out, random_state=42)
     sources = draw_test_sources(test)
     ids = [f"{number:04d}.jpg" for number in range(1, len(sources) + 1)]
 
@@ -85,6 +96,11 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     answers = pd.DataFrame({"Id": ids, "Label": labels})
     answers.to_csv(private / "test.csv", index=False)
     answers.assign(Label=0).to_csv(public / "sample_submission.csv", index=False)
+
+
+def prepare_dev(raw: Path, public: Path, private: Path) -> None:
+    """The development split of the public covers (see the module docstring)."""
+    prepare(raw, public, private, held_out=scaled_count(TEST_SIZE, len(cover_names(raw))))
 
 
 STATEMENT = """\
@@ -150,5 +166,13 @@ COMPETITION = Competition(
     checksums=Checksums(
         public={"sample_submission.csv": "f4623502821bbd1399ecc8f5d66fc243"},
         private={"test.csv": "f90b06076f750fb56ae35c3df715ada1"},
+    ),
+    dev_variant=DevVariant(
+        prepare=prepare_dev,
+        train_ids=union(
+            *(file_digests(files_in(f, "*.jpg", stem=False), f"{f}/{{}}") for f in FOLDERS)
+        ),
+        test_ids=file_digests(ids_in("test.csv", "Id"), "Test/{}"),
+        seed=42,
     ),
 )

@@ -14,19 +14,29 @@ exactly `fname` and the 80 classes (MLE-bench refuses other columns too; it also
 classes in Kaggle's order, which we do not need since columns are read by name). Scores
 must be finite numbers; like MLE-bench we accept any finite value, not only [0, 1], because
 lwlrap only ranks each clip's scores (a warning says so).
+
+The development variant holds out a tenth of the curated clips (seed 0; the test clips
+were labelled by people like them, the noisy ones by a machine): their rows leave
+train_curated.csv, their audio moves from train_curated.zip to a development test.zip, and
+their labels become a development `test_post_competition.csv`, on which `prepare` runs.
 """
 
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
-from mle_gym.competitions.hardlink_helpers import place_files
+from mle_gym.competitions.dev_ids import ids_in
+from mle_gym.competitions.dev_rules import rebuilt_raw
+from mle_gym.competitions.hardlink_helpers import link_or_copy, place_files
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -111,6 +121,30 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     place_files(((raw / n, public / n) for n in KAGGLE_FILES), "Kaggle files", len(KAGGLE_FILES))
 
 
+def _development_raw(folder: Path, raw: Path) -> None:
+    """Raw files for `prepare` from the public ones in `folder`: a tenth of the curated clips
+    (seed 0) as the test clips and their labels (see the module docstring)."""
+    curated, held_out = holdout(read_csv(folder / "train_curated.csv"))
+    for name in ("train_noisy.csv", "train_noisy.zip"):
+        link_or_copy(folder / name, raw / name)
+    curated.to_csv(raw / "train_curated.csv", index=False)
+    _copy_members(folder / "train_curated.zip", raw / "train_curated.zip", curated["fname"])
+    _copy_members(folder / "train_curated.zip", raw / "test.zip", held_out["fname"])
+    sample = held_out[["fname"]].assign(**dict.fromkeys(CLASSES, 0))
+    sample.to_csv(raw / "sample_submission.csv", index=False)
+    (raw / META_DIR).mkdir()
+    held_out.assign(usage="Private").to_csv(raw / META_DIR / TEST_LABELS, index=False)
+
+
+def _copy_members(source: Path, target: Path, names: Iterable[str]) -> None:
+    """A zip of `source`'s members `names`, each with its entry (time, method) kept, so
+    that the same split gives the same bytes."""
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w") as zout:
+        for name in names:
+            info = zin.getinfo(name)
+            zout.writestr(info, zin.read(info))
+
+
 STATEMENT = """\
 # Freesound Audio Tagging 2019
 
@@ -183,5 +217,9 @@ COMPETITION = Competition(
             "train_noisy.csv": "3bda3cf565fd3a9082b6405e9698f61f",
         },
         private={"test.csv": "1c2444d48bddb7853be3637b30425c6f"},
+    ),
+    dev_variant=DevVariant(
+        prepare=rebuilt_raw(prepare, _development_raw),
+        train_ids=ids_in("train_curated.csv", "fname"),
     ),
 )

@@ -16,6 +16,10 @@ one id.
 transactions_train.csv is ~3.5 GB (~32M rows), so it is read twice in chunks (the final date
 first, then the split); the test period (~1% of rows) is the only part kept in memory. Files
 MLE-bench copies unchanged (the sample, articles, customers, ~30 GB of images) are hard-linked.
+
+The development variant is the same split of the public transactions (their last 8 days
+held out). Its clean-split check compares purchases, not customers (the same customers buy
+in both periods): each split also keeps its held-out (customer, day) pairs in private/.
 """
 
 from __future__ import annotations
@@ -23,11 +27,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.hardlink_helpers import place_file, place_tree
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
+    IdsFn,
     SubmissionFormat,
     Thresholds,
 )
@@ -48,6 +55,8 @@ CHUNK_ROWS = 250_000
 HELD_OUT_DAYS = 7
 #: Every customer a submission must have a row for (the sample's), in the private folder.
 CUSTOMERS_FILE = "sample_customers.csv"
+#: The (customer, day) pairs of the held-out purchases, in the private folder.
+HELD_OUT_FILE = "held_out_purchases.csv"
 UNCHANGED = ("sample_submission.csv", "articles.csv", "customers.csv")
 
 
@@ -91,6 +100,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
 
     test = split_transactions(raw / TRANSACTIONS, public / TRANSACTIONS)
     purchases_by_customer(test).to_csv(private / "answers.csv", index=False)
+    test[["customer_id", "t_dat"]].drop_duplicates().to_csv(private / HELD_OUT_FILE, index=False)
     for name in UNCHANGED:
         place_file(raw / name, public / name)
     place_tree(raw / "images", public / "images")
@@ -110,6 +120,21 @@ def load_answers(private: Path) -> pd.DataFrame:
         _text(private / "answers.csv"), on="customer_id", how="left"
     )
     return answers.fillna({"prediction": ""})
+
+
+def _purchases(file: str) -> IdsFn:
+    """The (customer, day) pairs of a transactions file, as `<customer_id>_<t_dat>`."""
+    read = ids_in(file, "customer_id", "t_dat")
+
+    def purchases(folder: Path) -> set[str]:
+        if not (folder / file).is_file():
+            raise FileNotFoundError(
+                f"no {file} in {folder}: it was prepared before the development variant "
+                "existed; prepare the competition again"
+            )
+        return read(folder)
+
+    return purchases
 
 
 STATEMENT = """\
@@ -187,5 +212,8 @@ COMPETITION = Competition(
             "transactions_train.csv": "2a6e1b3ad8f550894341e4bc78a8279d",
         },
         private={"answers.csv": "46123d4726564502bb3bb546f647fb42"},
+    ),
+    dev_variant=DevVariant(
+        train_ids=_purchases(TRANSACTIONS), test_ids=_purchases(HELD_OUT_FILE), seed=None
     ),
 )

@@ -8,12 +8,18 @@ integer category ids (`per_category_split`, `macro_f1`). MLE-bench's grader chec
 length, ids and integer values; ours refuses the same broken files with a reason and
 matches rows by id, so nothing in its reading can be gamed. Train images are hard-linked;
 test images are fresh copies in id order (a link's inode would tell the species folder).
+
+The development variant is the same split of the public images, but a species with fewer
+than five public images follows the small-category rules of the other Herbarium sets (one
+image stays in training; two to four give their last one). Both parts are renamed again,
+so the clean-split check traces images by their bytes, not by name.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from mle_gym.competitions.dev_ids import digest, ids_in, public_of
 from mle_gym.competitions.hardlink_helpers import place_files
 from mle_gym.competitions.per_category_split import (
     HERBARIUM_SCORING,
@@ -24,7 +30,7 @@ from mle_gym.competitions.per_category_split import (
     write_answers,
     write_json,
 )
-from mle_gym.competitions.spec import Checksums, Competition, Thresholds
+from mle_gym.competitions.spec import Checksums, Competition, DevVariant, Thresholds
 
 
 def _renamed_train(metadata: dict, train_by_category: dict[int, list[int]]) -> list[tuple]:
@@ -40,12 +46,12 @@ def _renamed_train(metadata: dict, train_by_category: dict[int, list[int]]) -> l
     return renamed
 
 
-def prepare(raw: Path, public: Path, private: Path) -> None:
+def prepare(raw: Path, public: Path, private: Path, *, small_rules: bool = False) -> None:
     """Per-species 80:20 split of Kaggle's labelled specimens, both sides renamed."""
     metadata = load_metadata(raw / "train_metadata.json")
     images, annotations = metadata["images"], metadata["annotations"]
     train_by_category, test = split_per_category(
-        categories_of(metadata, "image_id"), test_size=0.2, small_rules=False
+        categories_of(metadata, "image_id"), test_size=0.2, small_rules=small_rules
     )
 
     train = _renamed_train(metadata, train_by_category)
@@ -91,6 +97,25 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     truth = [annotations[i]["category_id"] for i in test]
     write_answers(private / "answers.csv", ids, truth, ("Id", "Predicted"))
     write_answers(public / "sample_submission.csv", ids, [42] * len(ids), ("Id", "Predicted"))
+
+
+def prepare_dev(raw: Path, public: Path, private: Path) -> None:
+    """The development split of the public images (see the module docstring)."""
+    prepare(raw, public, private, small_rules=True)
+
+
+def _training_images(public: Path) -> set[str]:
+    """The digest of each training image's file."""
+    images = load_metadata(public / "train_metadata.json")["images"]
+    return {digest((public / "train_images" / i["file_name"]).read_bytes()) for i in images}
+
+
+def _test_images(private: Path) -> set[str]:
+    """The digest of each answer's image, found through the public test metadata."""
+    public = public_of(private)
+    files = {i["image_id"]: i["file_name"] for i in load_metadata(public / "test_metadata.json")}
+    answers = ids_in("answers.csv", "Id")(private)
+    return {digest((public / "test_images" / files[i]).read_bytes()) for i in answers}
 
 
 STATEMENT = (
@@ -142,5 +167,10 @@ COMPETITION = Competition(
             "train_metadata.json": "22394926583a35658f6dd26ea0dcc683",
         },
         private={"answers.csv": "d7988cc4decb444ed99cbae59381298d"},
+    ),
+    dev_variant=DevVariant(
+        prepare=prepare_dev,
+        train_ids=_training_images,
+        test_ids=_test_images,
     ),
 )

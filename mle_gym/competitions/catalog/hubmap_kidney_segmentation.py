@@ -13,6 +13,9 @@ Deviations and grading decisions:
   the slide, starts increasing, runs disjoint) and refused with the reason: MLE-bench
   silently clips runs past the slide's end. Dice is counted from runs, without the
   gigapixel masks MLE-bench decodes (same numbers).
+
+The development variant is the same split of the 12 public slides, holding out the share
+MLE-bench's 3 were of 15 (`scaled_count`: 2 slides, 10 for training).
 """
 
 from __future__ import annotations
@@ -21,17 +24,21 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+from mle_gym.competitions.dev_rules import scaled_count
 from mle_gym.competitions.hardlink_helpers import place_files
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
 from mle_gym.lazy import pd, train_test_split
 
 INFO = "HuBMAP-20-dataset_information.csv"
+#: Kaggle's labelled slides MLE-bench holds out.
+TEST_SLIDES = 3
 
 
 def _slide_files(
@@ -46,10 +53,14 @@ def _slide_files(
             yield raw / "train" / name, public / split / name
 
 
-def prepare(raw: Path, public: Path, private: Path) -> None:
+def prepare(raw: Path, public: Path, private: Path, *, held_out: int | None = None) -> None:
+    """MLE-bench's split: `held_out` slides (3 of Kaggle's 15) for the test set."""
     labelled = pd.read_csv(raw / "train.csv")
     info = pd.read_csv(raw / INFO)
-    train, test = train_test_split(labelled, train_size=12, test_size=3, random_state=0)
+    test_size = TEST_SLIDES if held_out is None else held_out
+    train, test = train_test_split(
+        labelled, train_size=len(labelled) - test_size, test_size=test_size, random_state=0
+    )
     info["id"] = info["image_file"].str.replace(".tiff", "", regex=False)
     info = info[info["id"].isin(labelled["id"])]
     test = test.merge(info[["id", "width_pixels", "height_pixels"]], on="id")
@@ -65,6 +76,12 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
         (public / split).mkdir(exist_ok=True)
         place_files(_slide_files(raw, public, split, ids), f"HuBMAP {split} slides")
     shutil.copyfile(public / "sample_submission.csv", public / "test" / "sample_submission.csv")
+
+
+def prepare_dev(raw: Path, public: Path, private: Path) -> None:
+    """The development split of the public slides (see the module docstring)."""
+    slides = len(pd.read_csv(raw / "train.csv", usecols=["id"]))
+    prepare(raw, public, private, held_out=scaled_count(TEST_SLIDES, slides))
 
 
 def load_answers(private: Path) -> pd.DataFrame:
@@ -155,4 +172,5 @@ COMPETITION = Competition(
             "test.csv": "17d0985b7ced8c4e23fee515af8e381f",
         },
     ),
+    dev_variant=DevVariant(prepare=prepare_dev),
 )

@@ -11,10 +11,12 @@ import zipfile
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.holdout import holdout
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -31,13 +33,39 @@ def _read_zipped(raw: Path, name: str) -> pd.DataFrame:
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
     """Re-write Kaggle's files through pandas; the sample predicts 0.5 for every label."""
-    sample = _read_zipped(raw, "sample_submission.csv")
-    sample[list(CLASSES)] = 0.5
+    _write(
+        _read_zipped(raw, "train.csv"),
+        _read_zipped(raw, "test.csv"),
+        _read_zipped(raw, "test_labels.csv"),
+        _read_zipped(raw, "sample_submission.csv")[["id"]],
+        public,
+        private,
+    )
 
-    _read_zipped(raw, "train.csv").to_csv(public / "train.csv", index=False)
-    _read_zipped(raw, "test.csv").to_csv(public / "test.csv", index=False)
-    sample.to_csv(public / "sample_submission.csv", index=False)
-    _read_zipped(raw, "test_labels.csv").to_csv(private / "test.csv", index=False)
+
+def _write(
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    labels: pd.DataFrame,
+    sample_ids: pd.DataFrame,
+    public: Path,
+    private: Path,
+) -> None:
+    train.to_csv(public / "train.csv", index=False)
+    test.to_csv(public / "test.csv", index=False)
+    sample_ids.assign(**dict.fromkeys(CLASSES, 0.5)).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    labels.to_csv(private / "test.csv", index=False)
+
+
+def prepare_dev(folder: Path, public: Path, private: Path) -> None:
+    """The development split: Kaggle's test comments were labelled apart from its training
+    ones, so a tenth of the public training comments is held out (seed 0) and written as
+    `prepare` writes Kaggle's test comments, their labels and the sample."""
+    train, held_out = holdout(read_csv(folder / "train.csv"))
+    test = held_out[["id", "comment_text"]]
+    _write(train, test, held_out[["id", *CLASSES]], test[["id"]], public, private)
 
 
 STATEMENT = """\
@@ -111,4 +139,5 @@ COMPETITION = Competition(
         },
         private={"test.csv": "c23029ecede85b3adfbc2527e7812b84"},
     ),
+    dev_variant=DevVariant(prepare=prepare_dev),
 )

@@ -17,11 +17,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from mle_gym.competitions.csv_io import read_csv
+from mle_gym.competitions.dev_rules import holdout_as_raw
 from mle_gym.competitions.hardlink_helpers import link_or_copy
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -132,5 +134,14 @@ COMPETITION = Competition(
             "train.csv": "7a687c299462dd009e90db97ac053eef",
         },
         private={"test.csv": "57d838e932f0d2a66785f7b719adfd91"},
+    ),
+    # No split to repeat (Kaggle labelled its own test comments): a tenth of the public
+    # training comments, seed 0, becomes the labelled test file, `target` named as there.
+    dev_variant=DevVariant(
+        prepare=holdout_as_raw(
+            prepare,
+            LABELLED_TEST,
+            shape=lambda test: test.rename(columns={"target": "toxicity"}),
+        )
     ),
 )

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.dev_ids import ids_in
-from mle_gym.competitions.dev_rules import public_as_raw
+from mle_gym.competitions.dev_rules import public_as_raw, scaled_count
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
@@ -29,13 +30,21 @@ TEST_ROWS = 9914
 SAMPLE_FARE = 11.35
 
 
-def prepare(raw: Path, public: Path, private: Path) -> None:
+#: How many of a table's rows are held out, given its number of rows.
+HeldOut = Callable[[int], int]
+
+
+def _kaggle_count(rows: int) -> int:
+    return TEST_ROWS
+
+
+def prepare(raw: Path, public: Path, private: Path, *, held_out: HeldOut = _kaggle_count) -> None:
     """MLE-bench's split of Kaggle's ~55M labelled rides, streamed (see `streamed_split`):
     the same bytes as `prepare_in_memory`, in memory bounded by a few bytes a row."""
     try:
         split_csv(
             raw / "train.csv",
-            lambda rows: holdout_order(rows, TEST_ROWS),
+            lambda rows: holdout_order(rows, held_out(rows)),
             [
                 [Output(public / "labels.csv")],
                 [
@@ -46,7 +55,7 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
             ],
         )
     except NotStreamable:
-        prepare_in_memory(raw, public, private)
+        prepare_in_memory(raw, public, private, held_out=held_out)
         return
     shutil.copyfile(raw / "GCP-Coupons-Instructions.rtf", public / "GCP-Coupons-Instructions.rtf")
 
@@ -55,10 +64,12 @@ def _sample(rows: pd.DataFrame, _rank: object) -> pd.DataFrame:
     return rows[["key"]].assign(fare_amount=SAMPLE_FARE)
 
 
-def prepare_in_memory(raw: Path, public: Path, private: Path) -> None:
+def prepare_in_memory(
+    raw: Path, public: Path, private: Path, *, held_out: HeldOut = _kaggle_count
+) -> None:
     """The reference: the whole train.csv read into memory (several GB), as MLE-bench does."""
     rides = read_csv(raw / "train.csv")
-    train, test = train_test_split(rides, test_size=TEST_ROWS, random_state=0)
+    train, test = train_test_split(rides, test_size=held_out(len(rides)), random_state=0)
 
     train.to_csv(public / "labels.csv", index=False)
     test.drop(columns="fare_amount").to_csv(public / "test.csv", index=False)
@@ -67,6 +78,12 @@ def prepare_in_memory(raw: Path, public: Path, private: Path) -> None:
     sample.to_csv(public / "sample_submission.csv", index=False)
     test.to_csv(private / "test.csv", index=False)
     shutil.copyfile(raw / "GCP-Coupons-Instructions.rtf", public / "GCP-Coupons-Instructions.rtf")
+
+
+def prepare_dev(raw: Path, public: Path, private: Path) -> None:
+    """The development split: MLE-bench's, holding out the share its 9,914 rides were of
+    Kaggle's labelled rides (about 0.02%) rather than the count itself."""
+    prepare(raw, public, private, held_out=lambda rows: scaled_count(TEST_ROWS, rows))
 
 
 STATEMENT = """\
@@ -136,7 +153,7 @@ COMPETITION = Competition(
     ),
     dev_variant=DevVariant(
         prepare=public_as_raw(
-            prepare,
+            prepare_dev,
             links={
                 "train.csv": "labels.csv",
                 "GCP-Coupons-Instructions.rtf": "GCP-Coupons-Instructions.rtf",

@@ -2,21 +2,31 @@
 
 Kaggle's labelled training clips cover four recording days; MLE-bench keeps the first two
 days for training and turns the last two into the test set, graded by ROC AUC.
+
+Each clip written keeps its archive entry's time (MLE-bench's files get the time they were
+written), so the zips repeat byte for byte. The development variant is the same split of
+the two public days: the first for training, the second held out. Its ids are the clips'
+recording times (`<date>_<time>_<offset>_`, kept by every renaming), so the held-out clips
+are traced to public training clips and apart from the real test days.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import time
 import zipfile
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.spec import (
     Checksums,
     Column,
     Competition,
+    DevVariant,
     SubmissionFormat,
     Thresholds,
 )
@@ -30,15 +40,15 @@ DAYS = 4
 Rename = Callable[[str, int], str]
 
 
-def _clips_by_day(archive: zipfile.ZipFile) -> dict[str, list[str]]:
+def _clips_by_day(archive: zipfile.ZipFile, expected: int) -> dict[str, list[str]]:
     """Members of train2/ (files directly inside it), grouped by their recording date."""
     days: dict[str, list[str]] = defaultdict(list)
     for member in archive.namelist():
         path = PurePosixPath(member)
         if not member.endswith("/") and path.parent == PurePosixPath(TRAIN_FOLDER):
             days[path.name.split("_")[0]].append(member)
-    if len(days) != DAYS:
-        raise ValueError(f"expected {DAYS} recording days in train2.zip, found {len(days)}")
+    if len(days) != expected:
+        raise ValueError(f"expected {expected} recording days in train2.zip, found {len(days)}")
     return days
 
 
@@ -51,11 +61,16 @@ def _copy_renamed(
     """
     folder.mkdir()
     pairs = []
+    latest = 0.0
     for idx, member in enumerate(sorted(members, key=lambda m: PurePosixPath(m).name)):
         old = PurePosixPath(member).name
         new = rename(old, idx)
         (folder / new).write_bytes(archive.read(member))
+        stamp = time.mktime((*archive.getinfo(member).date_time, 0, 0, -1))
+        os.utime(folder / new, (stamp, stamp))
+        latest = max(latest, stamp)
         pairs.append((old, new))
+    os.utime(folder, (latest, latest))
     return pairs
 
 
@@ -74,12 +89,14 @@ def _test_name(name: str, idx: int) -> str:
     return name.split("TRAIN")[0] + f"Test{idx}.aif"
 
 
-def prepare(raw: Path, public: Path, private: Path) -> None:
-    """First two recording days become train2.zip, the last two test2.zip (renumbered)."""
+def prepare(raw: Path, public: Path, private: Path, *, days: int = DAYS) -> None:
+    """The first half of the `days` recording days becomes train2.zip, the second half
+    test2.zip (renumbered)."""
     with zipfile.ZipFile(raw / "train2.zip") as archive:
-        days = _clips_by_day(archive)
-        first, second, third, fourth = sorted(days)
-        train, test = days[first] + days[second], days[third] + days[fourth]
+        by_day = _clips_by_day(archive, days)
+        ordered = sorted(by_day)
+        train = [clip for day in ordered[: days // 2] for clip in by_day[day]]
+        test = [clip for day in ordered[days // 2 :] for clip in by_day[day]]
         _copy_renamed(archive, train, public / TRAIN_FOLDER, _train_name)
         renamed = _copy_renamed(archive, test, public / TEST_FOLDER, _test_name)
 
@@ -91,6 +108,22 @@ def prepare(raw: Path, public: Path, private: Path) -> None:
     _zip_folder(public, TEST_FOLDER)
     answers.to_csv(private / "test.csv", index=False)
     answers.assign(probability=0).to_csv(public / "sampleSubmission.csv", index=False)
+
+
+def prepare_dev(raw: Path, public: Path, private: Path) -> None:
+    """The development split: the public train2.zip's two days, one for each part."""
+    prepare(raw, public, private, days=DAYS // 2)
+
+
+def _recording_time(clip: str) -> str:
+    """`<date>_<time>_<offset>_` of a training or test clip name."""
+    return re.split(r"TRAIN\d|Test\d", PurePosixPath(clip).name)[0]
+
+
+def _training_clips(folder: Path) -> set[str]:
+    with zipfile.ZipFile(folder / "train2.zip") as archive:
+        names = [n for n in archive.namelist() if n.endswith(".aif")]
+    return {_recording_time(name) for name in names}
 
 
 STATEMENT = """\
@@ -153,5 +186,11 @@ COMPETITION = Competition(
     checksums=Checksums(
         public={"sampleSubmission.csv": "76160a892fbd2db6d847bd444f576cee"},
         private={"test.csv": "199fdb3b74d7e1bc30fabc4fe4c66743"},
+    ),
+    dev_variant=DevVariant(
+        prepare=prepare_dev,
+        train_ids=_training_clips,
+        test_ids=ids_in("test.csv", "clip", form=_recording_time),
+        seed=None,
     ),
 )
