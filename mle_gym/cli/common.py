@@ -76,6 +76,28 @@ def at_least_one(text: str) -> int:
     return value
 
 
+def at_least_zero(text: str) -> int:
+    """argparse type: a whole number >= 0 (0 turns the option's action off)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (off) or more, got {value}")
+    return value
+
+
+def float_at_least_zero(text: str) -> float:
+    """argparse type: a number >= 0 (0 turns the option's action off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (off) or more, got {text}")
+    return value
+
+
 def positive_float(text: str) -> float:
     try:
         value = float(text)
