@@ -1,79 +1,22 @@
 """A batch episode whose worker is SIGKILLed mid-episode goes on, with `--resume`, from its
 newest periodic checkpoint: same files, directory, variable and remaining budget, its steps
 counted on, graded once, its result carrying the lineage, and the report counting one
-episode."""
+episode. (The same on Ray: tests/test_ray.py.)"""
 
 from __future__ import annotations
 
 import json
-import os
-import signal
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from mle_gym.checkpoints.retention import intact
-from mle_gym.checkpoints.store import CheckpointStore
-from tests.batch_support import _status, _wait_for, mle_gym
+from tests.batch_support import mle_gym, mle_gym_env
 from tests.conftest import require_bwrap
-from tests.llm_server import Reply, ScriptedLLMServer, tool
+from tests.llm_server import ScriptedLLMServer
+from tests.resume_support import EPISODE, batch_command, check_resumed, kill_then_resume, plan
 
 pytestmark = pytest.mark.timeout(600)
-
-EVERY, BEFORE_KILL, MAX_STEPS, TIME_LIMIT = 2, 7, 20, 900
-RESUMED = "resumes from a checkpoint taken after step"
-CHECK = "pwd; echo \"var=$MY_VAR\"; cat /home/code/notes.txt; ls /home/code"
-
-
-def _plan(gate: threading.Event):
-    """Step 1 changes directory, exports a variable and starts notes.txt; steps 2-6 add to
-    it (step 2 also writes the submission); step 7 writes a file the kill loses (taken after
-    the last checkpoint, after step 6); the 8th request waits for the kill. A resumed
-    episode looks at what it has, then submits."""
-
-    def plan(request: dict[str, Any]) -> Reply:
-        messages = request.get("messages") or []
-        done = sum(m.get("role") == "tool" for m in messages)
-        if any(RESUMED in str(m.get("content")) for m in messages):
-            return tool("bash", command=CHECK) if done == 0 else tool("submit")
-        if done == 0:
-            return tool(
-                "bash",
-                command="mkdir -p /home/code/work && cd /home/code/work && "
-                "export MY_VAR=kept && echo 1 > /home/code/notes.txt",
-            )
-        if done == 1:
-            return tool(
-                "bash",
-                command="cp /home/data/sample_submission.csv /home/submission/submission.csv"
-                " && echo 2 >> /home/code/notes.txt",
-            )
-        if done < BEFORE_KILL - 1:
-            return tool("bash", command=f"echo {done + 1} >> /home/code/notes.txt")
-        if done == BEFORE_KILL - 1:
-            return tool("bash", command="echo lost > /home/code/lost.txt")
-        gate.wait(120)  # the worker is killed meanwhile
-        return tool("submit")
-
-    return plan
-
-
-def _worker_pids(episode: Path) -> list[int]:
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            text = cmdline.read_bytes()
-        except OSError:
-            continue
-        if b"mle_gym.batch.worker" in text and str(episode).encode() in text:
-            found.append(int(cmdline.parent.name))
-    return found
-
-
-def _events(episode: Path) -> list[dict]:
-    return [json.loads(line) for line in (episode / "trajectory.jsonl").read_text().splitlines()]
 
 
 def test_a_killed_worker_resumes_its_episode_from_the_last_checkpoint(
@@ -82,80 +25,22 @@ def test_a_killed_worker_resumes_its_episode_from_the_last_checkpoint(
     require_bwrap()
     run_dir, scratch = tmp_path / "run", tmp_path / "tmp"
     scratch.mkdir()
-    episode = (run_dir / "episodes" / "sklearn-digits" / "seed-0").resolve()
     gate = threading.Event()
-    with ScriptedLLMServer(_plan(gate)) as server:
-        args = ["run", "sklearn-digits", "--policy", "llm", "--seeds", "1"]
-        args += ["--base-url", server.url, "--model", "m", "--api-key", "k"]
-        args += ["--max-steps", str(MAX_STEPS), "--time-limit", str(TIME_LIMIT)]
-        args += ["--run-dir", str(run_dir), "--checkpoint-every-steps", str(EVERY)]
-        result: dict[str, Any] = {}
-        first = threading.Thread(
-            target=lambda: result.update(
-                run=mle_gym(*args, home=digits_home, tmp=scratch, ok=False, timeout=300)
-            )
-        )
-        first.start()
-        try:
-            _wait_for(lambda: len(server.requests) > BEFORE_KILL, 240, "the request after step 7")
-            pids = _worker_pids(episode)
-            assert len(pids) == 1, pids
-            os.kill(pids[0], signal.SIGKILL)
-        finally:
-            gate.set()
-            first.join(300)
-        assert result["run"].returncode == 1, result["run"].stdout + result["run"].stderr
-        status = _status(run_dir, 0)
-        assert status["state"] == "failed" and "worker exited with -9" in status["error"]
-        assert not (episode / "result.json").exists()
-        taken = [m["meta"]["steps"] for _, m in intact(CheckpointStore(episode / "checkpoints"))]
-        assert taken == [4, 6]  # every 2 steps, the newest two kept (the one after 2 pruned)
-
-        resumed = mle_gym(*args, "--resume", home=digits_home, tmp=scratch, timeout=300)
-        assert "1 episode(s) run, 0 already done, 0 failed" in resumed.stdout, resumed.stdout
+    with ScriptedLLMServer(plan(gate)) as server:
+        command = batch_command(server, run_dir)
+        marker = (run_dir / EPISODE).resolve()
+        env = mle_gym_env(digits_home, scratch)
+        resumed = kill_then_resume(command, env, server, gate, run_dir, marker)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "1 episode(s) run, 0 already done, 0 failed" in resumed.stdout, resumed.stdout
     assert server.mismatches == []
-
-    status = _status(run_dir, 0)
-    assert status["state"] == "done" and status["attempt"] == 2
-    events = _events(episode)
-    resets = [e for e in events if e["event"] == "reset"]
-    assert len(resets) == 2 and "resumed_from" not in resets[0]["info"]
-    info = resets[1]["info"]
-    checkpoint = info["resumed_from"]
-    assert checkpoint["steps"] == 6 and checkpoint["parent"] is None
-    assert info["step"] == 6 and info["steps_left"] == MAX_STEPS - 6
-    assert info["time_left"] <= TIME_LIMIT - int(checkpoint["seconds"])
-    assert RESUMED in resets[1]["observation"]
-    after = [e for e in events[events.index(resets[1]) :] if e["event"] == "step"]
-    assert [e["step"] for e in after] == [7, 8] and after[-1]["terminated"]
-    looked = after[0]["observation"].split()
-    assert looked[:8] == ["/home/code/work", "var=kept", "1", "2", "3", "4", "5", "6"]
-    assert "notes.txt" in looked and "lost.txt" not in looked  # step 7 of the killed segment
-
-    result_json = json.loads((episode / "result.json").read_text())
-    assert result_json["valid_submission"] and result_json["steps"] == 8
-    lineage = result_json["lineage"]
-    assert lineage["checkpoints"] == [
-        {"id": checkpoint["id"], "steps": 6, "seconds": checkpoint["seconds"]}
-    ]
-    assert [(s["from"], s["steps"]) for s in lineage["segments"]] == [
-        (None, 6),
-        (checkpoint["id"], 2),
-    ]
-    assert lineage["segments"][0]["seconds"] == pytest.approx(checkpoint["seconds"], abs=1e-3)
-    assert lineage["seconds"] == pytest.approx(sum(s["seconds"] for s in lineage["segments"]))
-    assert result_json["seconds"] == lineage["seconds"] > checkpoint["seconds"]
-    integrity = result_json["integrity"]
-    assert integrity["lineage"] == lineage and integrity["resumed_from"] == checkpoint
-
-    report = json.loads(
-        mle_gym("report", str(run_dir), "--json", "--episodes", home=digits_home).stdout
-    )
-    assert report["episodes"]["done"] == 1 and report["episodes"]["failed"] == 0
-    assert report["competitions"]["sklearn-digits"]["seeds"] == 1
-    assert report["cost"]["total"]["episodes"] == 1
-    assert report["cost"]["episodes"]["sklearn-digits/seed-0"]["seconds"] == lineage["seconds"]
-    assert report["integrity"]["resumed"] == {"sklearn-digits/seed-0": 2}
+    report = mle_gym("report", str(run_dir), "--json", "--episodes", home=digits_home).stdout
     printed = mle_gym("report", str(run_dir), home=digits_home).stdout
-    assert "resumed from checkpoints (each counted once): sklearn-digits/seed-0 (2" in printed
-    assert [(r["seed"], r["attempt"]) for r in report["episode_rows"]] == [(0, 2)]
+    check_resumed(run_dir, json.loads(report), printed)
+
+
+def test_resume_refuses_a_directory_without_a_run(digits_home: Path, tmp_path: Path) -> None:
+    run = mle_gym("run", "sklearn-digits", "--run-dir", str(tmp_path / "nothing"), "--resume",
+                  home=digits_home, ok=False)  # fmt: skip
+    assert run.returncode != 0 and "holds no run to resume" in run.stderr
+    assert not (tmp_path / "nothing").exists()
