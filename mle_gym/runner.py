@@ -48,11 +48,13 @@ def run_episode(
     policy: Policy,
     *,
     seed: int | None = None,
+    options: dict[str, Any] | None = None,
     on_step: Callable[[Step], None] | None = None,
 ) -> Episode:
-    """reset, then act and step until the episode terminates or is truncated."""
+    """reset (with `options`, e.g. `{"checkpoint": path}` to resume a checkpointed episode),
+    then act and step until the episode terminates or is truncated."""
     policy.reset()
-    observation, info = env.reset(seed=seed)
+    observation, info = env.reset(seed=seed, options=options)
     episode = Episode(observation)
     done = False
     while not done:

@@ -45,6 +45,7 @@ def test_the_summary_counts_what_each_record_says() -> None:
         "network": 2,
         "network_use": {"sklearn-digits/seed-5": use},
         "hit_limit": ["sklearn-digits/seed-1"],
+        "resumed": {},
         "last_write_step": {"min": 5, "max": 5},
         "no_submission_written": 1,
         "task_variants": {"default": 3, "lite-hints": 1},

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,8 @@ import pytest
 
 from tests.batch_support import SEEDS, _has_steps, _status, _wait_for, batch_args, mle_gym_env
 from tests.conftest import IN_CI, require_bwrap
+from tests.llm_server import ScriptedLLMServer
+from tests.resume_support import batch_command, check_resumed, kill_then_resume, plan
 
 # Ray on loopback only (as it runs on macOS), without token auth: a test cluster on 127.0.0.1.
 RAY_ENV = {
@@ -87,9 +90,9 @@ def ray_cluster(digits_home: Path, node_tmp: Path) -> Iterator[str]:
         shutil.rmtree(ray_tmp, ignore_errors=True)
 
 
-def _report(run_dir: Path, home: Path) -> dict:
+def _report(run_dir: Path, home: Path, *extra: str) -> dict:
     out = subprocess.run(
-        ["mle-gym", "report", str(run_dir), "--json"],
+        ["mle-gym", "report", str(run_dir), "--json", *extra],
         capture_output=True,
         text=True,
         timeout=60,
@@ -208,3 +211,31 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
+
+
+@pytest.mark.timeout(600)
+def test_a_killed_worker_resumes_its_episode_from_the_last_checkpoint_on_ray(
+    ray_cluster: str, digits_home: Path, node_tmp: Path, tmp_path: Path
+) -> None:
+    """The task sends the episode's checkpoints back with its files; the rerun's task gets
+    them and the episode goes on from the newest (tests/resume_support.py)."""
+    require_bwrap()
+    run_dir, gate = tmp_path / "ray-run", threading.Event()
+    env = {**mle_gym_env(digits_home), **RAY_ENV}
+    with ScriptedLLMServer(plan(gate)) as server:
+        command = batch_command(server, run_dir, "--ray", ray_cluster)
+        resumed = kill_then_resume(command, env, server, gate, run_dir, node_tmp)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert server.mismatches == []
+    check_resumed(
+        run_dir,
+        _report(run_dir, digits_home, "--episodes"),
+        subprocess.run(
+            ["mle-gym", "report", str(run_dir)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=mle_gym_env(digits_home),
+            check=True,
+        ).stdout,
+    )

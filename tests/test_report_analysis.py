@@ -651,6 +651,7 @@ def test_report_summarises_integrity_task_differences_and_audits(
         "network": 0,
         "network_use": {},
         "hit_limit": [],
+        "resumed": {},
         "last_write_step": {"min": 3, "max": 3},
         "no_submission_written": 0,
         "task_variants": {"default": 7},

@@ -49,6 +49,12 @@ def integrity_summary(records: Iterable[EpisodeRecord]) -> dict[str, Any]:
             if i.get("network_use")
         },
         "hit_limit": [f"{r.competition_id}/seed-{r.seed}" for r, i in kept if i.get("hit_limit")],
+        # one episode each, however many segments it ran in (resumed from checkpoints)
+        "resumed": {
+            f"{r.competition_id}/seed-{r.seed}": len(i["lineage"]["segments"])
+            for r, i in kept
+            if i.get("lineage")
+        },
         "last_write_step": {"min": min(writes, default=None), "max": max(writes, default=None)},
         "no_submission_written": sum(i.get("last_submission_write_step") is None for _, i in kept),
         "task_variants": dict(Counter(i.get("task_variant", "default") for _, i in kept)),
@@ -117,6 +123,12 @@ def integrity_lines(data: dict[str, Any]) -> list[str]:
         + f", never in {data['no_submission_written']}; sandbox limit hit: "
         + (", ".join(data["hit_limit"]) or "none"),
     ]
+    resumed = data.get("resumed") or {}
+    if resumed:
+        lines.append(
+            "resumed from checkpoints (each counted once): "
+            + ", ".join(f"{episode} ({n} segments)" for episode, n in resumed.items())
+        )
     for episode, use in data.get("network_use", {}).items():
         hosts = use.get("hosts") or []
         lines.append(

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
+from mle_gym.batch.checkpoints import Checkpointer, checkpoint_path, earlier_reward, lineage
 from mle_gym.batch.provenance import episode_provenance
 from mle_gym.batch.recorder import TrajectoryRecorder
 from mle_gym.batch.runners import with_gpus
@@ -49,10 +50,20 @@ def run_policy_task(
         policy,
     )
     started = time.monotonic()
+    resume = checkpoint_path(task, directory)
+    checkpointer = Checkpointer(task, directory)
     try:
-        episode, error = play(env, policy, task.seed)
+        episode, error = play(
+            env,
+            policy,
+            task.seed,
+            {"checkpoint": str(resume)} if resume is not None else None,
+            checkpointer.after_step,
+        )
         if not env.unwrapped.started:  # the first step found no sandbox: nothing to grade
             raise SandboxNeverStarted((episode.report or {}).get("error") or "no sandbox")
+        episode_state = env.unwrapped.episode
+        clock = episode_state.time_limit - episode_state.time_left()  # its clock, resumes included
         kept = env.kept_submission
         snapshots = env.kept_snapshots
         code = env.kept_code or {}
@@ -61,15 +72,22 @@ def run_policy_task(
     graded_snapshots = grade_snapshots(task.competition_id, snapshots, directory)
     report = episode.report or {}
     last = episode.steps[-1] if episode.steps else None
+    info = last.info if last else {}
+    steps, seconds = len(episode.steps), round(time.monotonic() - started, 3)
+    history = lineage(info.get("resumed_from"), info.get("step", steps), clock)
+    total_reward = episode.total_reward
+    if history is not None:  # the whole episode's, over its segments
+        steps, seconds = history["steps"], history["seconds"]
+        total_reward += earlier_reward(directory, history["checkpoints"][-1]["steps"])
     result = EpisodeResult.from_report(
         report,
         competition_id=task.competition_id,
         seed=task.seed,
-        steps=len(episode.steps),
+        steps=steps,
         terminated=bool(last and last.terminated),
         truncated=bool(last and last.truncated),
-        total_reward=episode.total_reward,
-        seconds=round(time.monotonic() - started, 3),
+        total_reward=total_reward,
+        seconds=seconds,
         submission=kept.name if kept else None,
         details={
             "snapshots": graded_snapshots,
@@ -80,7 +98,8 @@ def run_policy_task(
             },
             "sandbox": last.info.get("sandbox") if last else None,
             "episode_error": error,
-            "integrity": integrity_record(task, last.info if last else {}),
+            "integrity": integrity_record(task, info, history),
+            **({"lineage": history} if history is not None else {}),
         },
     )
     write_result(directory, report, result)
@@ -92,14 +111,27 @@ class SandboxNeverStarted(RuntimeError):
     the episode is marked failed and run again rather than graded."""
 
 
-def play(env: TrajectoryRecorder, policy: Policy, seed: int | None) -> tuple[Episode, str | None]:
-    """`run_episode`, but an error of the policy or the env once the agent has acted (its
+def play(
+    env: TrajectoryRecorder,
+    policy: Policy,
+    seed: int | None,
+    options: dict[str, Any] | None = None,
+    after_step: Callable[[gym.Env, bool], None] | None = None,
+) -> tuple[Episode, str | None]:
+    """`run_episode` (reset with `options`; `after_step(env, done)` after each step: the
+    checkpoints), but an error of the policy or the env once the agent has acted (its
     sandbox started) cannot veto the grade: the submission present then is graded, and the
     error is returned with the episode. Before that, nothing the agent did can be lost, so
     the error is raised and the episode is run again."""
     steps: list[Step] = []
+
+    def on_step(step: Step) -> None:
+        steps.append(step)
+        if after_step is not None:
+            after_step(env, step.terminated or step.truncated)
+
     try:
-        return run_episode(env, policy, seed=seed, on_step=steps.append), None
+        return run_episode(env, policy, seed=seed, options=options, on_step=on_step), None
     except Exception as exc:
         if not env.unwrapped.started:
             raise
@@ -135,14 +167,17 @@ def _ungraded(env: TrajectoryRecorder, reason: str) -> dict[str, Any]:
     return replace(report, error=reason).to_dict()
 
 
-def integrity_record(task: EpisodeTask, info: dict[str, Any]) -> dict[str, Any] | None:
+def integrity_record(
+    task: EpisodeTask, info: dict[str, Any], history: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
     """The env's integrity record (envs/integrity.py) with what the run adds: the task
-    variant asked for. Deliberate differences from MLE-bench are joined in by the report,
-    which reads them per competition."""
+    variant asked for, and the lineage of a resumed episode. Deliberate differences from
+    MLE-bench are joined in by the report, which reads them per competition."""
     record = info.get("integrity")
     if record is None:
         return None
-    return {**record, "task_variant": task.env_kwargs.get("task") or "default"}
+    lineage = {"lineage": history} if history is not None else {}
+    return {**record, "task_variant": task.env_kwargs.get("task") or "default", **lineage}
 
 
 def grade_snapshots(competition_id: str, snapshots: Path | None, directory: Path) -> int:

@@ -3,9 +3,11 @@
 Each episode is one task that asks Ray for the episode's CPUs, memory and GPUs, so Ray
 places as many episodes on each node as fit. On its node the task starts the same worker
 process as a local run, in a temporary directory, and returns that directory's files (the
-trajectory, submission, report, result, log), which the driver writes into the run
-directory: nodes need no shared filesystem. With GPUs, the sandbox gets exactly the devices
-Ray assigned to the task (`ray.get_gpu_ids()`).
+trajectory, submission, report, result, log, and the episode's checkpoints), which the
+driver writes into the run directory: nodes need no shared filesystem. A task that resumes
+an episode from a checkpoint is sent the episode's checkpoints and trajectory to start
+from. With GPUs, the sandbox gets exactly the devices Ray assigned to the task
+(`ray.get_gpu_ids()`).
 
 If the driver dies, Ray kills its tasks' processes outright (SIGKILL), leaving no chance to
 clean up; so each task keeps its sandboxes' workspaces inside its own temporary directory,
@@ -19,6 +21,7 @@ agent image.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -27,7 +30,13 @@ from mle_gym.batch.launch import start_worker
 from mle_gym.batch.resources import EpisodeResources
 from mle_gym.batch.spec import EpisodeTask
 from mle_gym.runs.jsonfile import write_json
-from mle_gym.runs.layout import LOG_FILE, STATUS_FILE, TASK_FILE
+from mle_gym.runs.layout import (
+    CHECKPOINTS_DIR,
+    LOG_FILE,
+    STATUS_FILE,
+    TASK_FILE,
+    TRAJECTORY_FILE,
+)
 from mle_gym.runs.store import Outcome, read_outcome
 from mle_gym.sandbox.scratch import OWNER_FILE, discard, owned_dir, sweep
 
@@ -35,8 +44,12 @@ from mle_gym.sandbox.scratch import OWNER_FILE, discard, owned_dir, sweep
 STOP_GRACE_SECONDS = 30.0
 
 
-def run_on_node(task: dict[str, Any], secrets: dict[str, Any]) -> dict[str, Any]:
-    """The body of an episode's Ray task: the worker process, and its files as bytes."""
+def run_on_node(
+    task: dict[str, Any], secrets: dict[str, Any], carried: dict[str, bytes] | None = None
+) -> dict[str, Any]:
+    """The body of an episode's Ray task: the worker process, and its files as bytes.
+    `carried`: files of the episode's folder by relative path (a resumed episode's
+    checkpoints and trajectory), put in place before the worker starts."""
     import ray
 
     gpus = [str(g) for g in ray.get_gpu_ids()]
@@ -46,6 +59,7 @@ def run_on_node(task: dict[str, Any], secrets: dict[str, Any]) -> dict[str, Any]
     try:
         sweep(directory.parent)
         (directory / "tmp").mkdir()
+        write_files(directory, carried or {})
         write_json(directory / TASK_FILE, task)
         with open(directory / LOG_FILE, "ab") as log:
             process = start_worker(
@@ -65,9 +79,34 @@ def run_on_node(task: dict[str, Any], secrets: dict[str, Any]) -> dict[str, Any]
             for p in directory.iterdir()
             if p.is_file() and p.name not in (TASK_FILE, OWNER_FILE)
         }
+        files.update(read_files(directory, CHECKPOINTS_DIR))
     finally:
         discard(directory)
     return {"exit_code": exit_code, "node": ray.util.get_node_ip_address(), "files": files}
+
+
+def read_files(directory: Path, folder: str) -> dict[str, bytes]:
+    """The files under `directory/folder`, by their path relative to `directory`."""
+    root = directory / folder
+    if not root.is_dir():
+        return {}
+    return {
+        str(p.relative_to(directory)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
+
+
+def write_files(directory: Path, files: dict[str, bytes]) -> None:
+    """Write `files` (relative path -> bytes) under `directory`; a path that would leave it
+    is refused."""
+    for name, data in files.items():
+        relative = Path(name)
+        if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+            raise ValueError(f"refused to write {name!r}: not a path inside the episode folder")
+        target = directory / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
 
 
 class RayScheduler:
@@ -113,7 +152,12 @@ class RayScheduler:
         }
         if self.resources.memory:
             options["memory"] = self.resources.memory
-        ref = self._remote.options(**options).remote(task.to_dict(), self.secrets)
+        carried = {}
+        if task.resume_checkpoint is not None:  # the node needs what the episode goes on from
+            carried = read_files(directory, CHECKPOINTS_DIR)
+            if (directory / TRAJECTORY_FILE).is_file():
+                carried[TRAJECTORY_FILE] = (directory / TRAJECTORY_FILE).read_bytes()
+        ref = self._remote.options(**options).remote(task.to_dict(), self.secrets, carried)
         self._pending[ref] = (task, directory)
 
     def wait(self, timeout: float) -> list[tuple[EpisodeTask, Outcome]]:
@@ -147,7 +191,9 @@ class RayScheduler:
             returned = self._ray.get(ref)
         except self._ray.exceptions.RayError as exc:
             return Outcome(False, f"the Ray task failed: {exc}")
-        for name, data in returned["files"].items():
-            if name != STATUS_FILE:
-                (directory / name).write_bytes(data)
+        files = {k: v for k, v in returned["files"].items() if k != STATUS_FILE}
+        if any(Path(name).parts[0] == CHECKPOINTS_DIR for name in files):
+            # the node's store, pruned there, replaces the one here (its blobs are read-only)
+            shutil.rmtree(directory / CHECKPOINTS_DIR, ignore_errors=True)
+        write_files(directory, files)
         return read_outcome(directory, returned["exit_code"], returned["node"])

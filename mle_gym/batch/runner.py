@@ -1,8 +1,9 @@
 """Runs every (competition, seed) episode of a batch that is not finished yet.
 
 Resuming is running again: finished episodes are skipped, failed and interrupted ones are
-run anew. The scheduler decides where episodes run (worker processes here, or Ray tasks);
-the listener is told what happens, for a progress display.
+run again, from their newest checkpoint when they have one (batch/checkpoints.py), else
+anew. The scheduler decides where episodes run (worker processes here, or Ray tasks); the
+listener is told what happens, for a progress display.
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from mle_gym.batch.checkpoints import resume_point
 from mle_gym.batch.provenance import run_provenance
-from mle_gym.batch.spec import BatchSpec, EpisodeTask
+from mle_gym.batch.spec import POLICY_RUNNER, BatchSpec, EpisodeTask
 from mle_gym.competitions import get_competition
 from mle_gym.data import require_all_prepared
 from mle_gym.grading import build_answer_key
+from mle_gym.runs.layout import KEPT_ON_RESUME
 from mle_gym.runs.store import Outcome, RunStore
 
 #: How often the listener's `tick` is called while episodes run.
@@ -91,8 +94,9 @@ def run_batch(
                 while queue and (
                     scheduler.capacity is None or len(scheduler.running()) < scheduler.capacity
                 ):
-                    task = begun = queue.popleft()
-                    directory = store.begin(task)
+                    task = begun = resumed(spec, store, queue.popleft())
+                    keep = KEPT_ON_RESUME if task.resume_checkpoint else ()
+                    directory = store.begin(task, keep)
                     scheduler.start(task, directory)
                     begun = None
                     listener.started(task, directory)
@@ -110,6 +114,15 @@ def run_batch(
                 store.interrupted(task)
             raise
     return BatchResult(len(tasks), skipped, done, failed)
+
+
+def resumed(spec: BatchSpec, store: RunStore, task: EpisodeTask) -> EpisodeTask:
+    """The task as this attempt runs it: from the episode's newest checkpoint, if an earlier
+    attempt left one and the batch resumes from checkpoints (`resume_from`), else from the
+    start. Only the policy runner takes checkpoints."""
+    if spec.resume_from != "checkpoint" or task.runner != POLICY_RUNNER:
+        return task
+    return resume_point(task, store.episode_dir(task))
 
 
 def preflight(spec: BatchSpec, store: RunStore, scheduler: Scheduler) -> None:

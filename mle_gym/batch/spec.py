@@ -12,6 +12,12 @@ SECRET_OPTIONS = frozenset({"api_key"})
 #: or a black-box harness runs inside the episode (its options are `run_harness`'s).
 POLICY_RUNNER = "policy"
 HARNESS_RUNNER = "harness"
+#: How often a batch's policy episodes take a checkpoint by default: every this many steps,
+#: or this many minutes, whichever comes first (0 turns either off).
+CHECKPOINT_EVERY_STEPS = 10
+CHECKPOINT_EVERY_MINUTES = 30.0
+#: Where a rerun starts an unfinished episode: its newest checkpoint, or step 0.
+RESUME_FROM = ("checkpoint", "start")
 
 
 def _check_runner(policy: str | None, runner: str) -> None:
@@ -33,6 +39,11 @@ class EpisodeTask:
     policy_options: dict[str, Any] = field(default_factory=dict)
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     runner: str = POLICY_RUNNER
+    #: The checkpoint schedule (0: off); how the episode runs, not what it is.
+    checkpoint_every_steps: int = 0
+    checkpoint_every_minutes: float = 0.0
+    #: The checkpoint (a folder of the episode's checkpoints/) this attempt resumes from.
+    resume_checkpoint: str | None = None
 
     def __post_init__(self) -> None:
         _check_runner(self.policy, self.runner)
@@ -61,9 +72,18 @@ class BatchSpec:
     policy_options: dict[str, Any] = field(default_factory=dict)
     env_kwargs: dict[str, Any] = field(default_factory=dict)
     runner: str = POLICY_RUNNER
+    #: Periodic checkpoints of each policy episode, and where a rerun starts an unfinished
+    #: one (`RESUME_FROM`): per invocation, so not among the `settings` a resume must match.
+    checkpoint_every_steps: int = CHECKPOINT_EVERY_STEPS
+    checkpoint_every_minutes: float = CHECKPOINT_EVERY_MINUTES
+    resume_from: str = "checkpoint"
 
     def __post_init__(self) -> None:
         _check_runner(self.policy, self.runner)
+        if self.resume_from not in RESUME_FROM:
+            raise ValueError(f"resume_from is one of {RESUME_FROM}, not {self.resume_from!r}")
+        if self.checkpoint_every_steps < 0 or self.checkpoint_every_minutes < 0:
+            raise ValueError("checkpoint intervals are 0 (off) or more")
 
     @property
     def agent(self) -> str:
@@ -75,7 +95,16 @@ class BatchSpec:
         """Seed by seed, so a partial run already covers every competition."""
         options = self.public_options()
         return [
-            EpisodeTask(c, s, self.policy, options, dict(self.env_kwargs), self.runner)
+            EpisodeTask(
+                c,
+                s,
+                self.policy,
+                options,
+                dict(self.env_kwargs),
+                self.runner,
+                self.checkpoint_every_steps,
+                self.checkpoint_every_minutes,
+            )
             for s in self.seeds
             for c in self.competitions
         ]

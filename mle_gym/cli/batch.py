@@ -69,16 +69,23 @@ def cmd_batch(args: argparse.Namespace) -> int:
     ids = _batch_competitions(args)
     env_kwargs = with_limits(env_kwargs_from(args), args.cpus_per_episode, args.memory_per_episode)
     seeds = tuple(range(args.seed, args.seed + (args.seeds or 1)))
+    checkpoints = _checkpoint_options(args)
     if args.harness is not None:
         from mle_gym.batch.spec import HARNESS_RUNNER
         from mle_gym.cli.harness import harness_batch_options
 
         options = harness_batch_options(args)
-        spec = BatchSpec(tuple(ids), seeds, None, options, env_kwargs, runner=HARNESS_RUNNER)
+        spec = BatchSpec(
+            tuple(ids), seeds, None, options, env_kwargs, runner=HARNESS_RUNNER, **checkpoints
+        )
     else:
-        spec = BatchSpec(tuple(ids), seeds, args.policy, policy_options(args), env_kwargs)
+        spec = BatchSpec(
+            tuple(ids), seeds, args.policy, policy_options(args), env_kwargs, **checkpoints
+        )
     run_dir = args.run_dir or _default_run_dir(spec.agent, args.split, ids)
     store = RunStore(run_dir)
+    if args.resume and not store.has_run():
+        raise SystemExit(f"--resume: {run_dir} holds no run to resume")
     scheduler = _batch_scheduler(args, spec.secrets())
     where = (
         f"Ray at {args.ray}" if args.ray else f"{scheduler.capacity} worker(s) on this machine"
@@ -110,6 +117,18 @@ def cmd_batch(args: argparse.Namespace) -> int:
     say(f"{result.done} episode(s) run, {result.skipped} already done, {result.failed} failed")
     show.next_steps(show.batch_hints(run_dir, resume_command(args), result.failed))
     return 0 if result.ok else 1
+
+
+def _checkpoint_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The spec's checkpoint schedule and resume point from the options given (the spec's
+    defaults for the others)."""
+    if args.resume and args.resume_from == "start":
+        raise SystemExit(
+            "--resume continues episodes from their checkpoints; --resume-from "
+            "start runs them from step 0: give one of them"
+        )
+    names = ("checkpoint_every_steps", "checkpoint_every_minutes", "resume_from")
+    return {name: getattr(args, name) for name in names if getattr(args, name) is not None}
 
 
 def resume_command(args: argparse.Namespace) -> str:

@@ -65,22 +65,40 @@ def split_ids(split: str) -> list[str]:
     return ids
 
 
+def _parsed(text: str, kind: type[int] | type[float]) -> Any:
+    try:
+        return kind(text)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+
+
 def at_least_one(text: str) -> int:
     """argparse type: a whole number >= 1 (0 or less would silently run one or no episode)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    value = _parsed(text, int)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
 
 
+def at_least_zero(text: str) -> int:
+    """argparse type: a whole number >= 0 (0 turns the option's action off)."""
+    value = _parsed(text, int)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (off) or more, got {value}")
+    return value
+
+
+def float_at_least_zero(text: str) -> float:
+    """argparse type: a number >= 0 (0 turns the option's action off)."""
+    value = _parsed(text, float)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (off) or more, got {text}")
+    return value
+
+
 def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    value = _parsed(text, float)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
     return value

@@ -15,7 +15,9 @@ from mle_gym.cli.common import (
     add_env_options,
     add_split,
     at_least_one,
+    at_least_zero,
     env_kwargs_from,
+    float_at_least_zero,
     make_policy,
     policy_options,
     positive_float,
@@ -67,6 +69,10 @@ BATCH_OPTIONS = (
     "gpus_per_episode",
     "cpus_per_episode",
     "memory_per_episode",
+    "checkpoint_every_steps",
+    "checkpoint_every_minutes",
+    "resume_from",
+    "resume",
 )
 
 
@@ -217,7 +223,43 @@ def add_parsers(sub: Any) -> None:
         metavar="SIZE",
         help="memory reserved on Ray and the docker limit, e.g. 16g (default: none)",
     )
+    add_checkpoint_options(batch)
     from mle_gym.cli.harness import add_harness_options
 
     add_harness_options(p)
     p.set_defaults(func=cmd_run)
+
+
+def add_checkpoint_options(batch: Any) -> None:
+    """A batch's periodic checkpoints, and where a rerun starts an unfinished episode."""
+    from mle_gym.batch.spec import CHECKPOINT_EVERY_MINUTES, CHECKPOINT_EVERY_STEPS, RESUME_FROM
+
+    batch.add_argument(
+        "--checkpoint-every-steps",
+        type=at_least_zero,
+        dest="checkpoint_every_steps",
+        metavar="N",
+        help=f"checkpoint each episode every N steps (default {CHECKPOINT_EVERY_STEPS}; 0: off)",
+    )
+    batch.add_argument(
+        "--checkpoint-every-minutes",
+        type=float_at_least_zero,
+        dest="checkpoint_every_minutes",
+        metavar="M",
+        help="checkpoint each episode every M minutes "
+        f"(default {CHECKPOINT_EVERY_MINUTES:g}; 0: off)",
+    )
+    batch.add_argument(
+        "--resume-from",
+        choices=RESUME_FROM,
+        dest="resume_from",
+        help="where a rerun starts an unfinished episode: its newest checkpoint "
+        "(default), or step 0",
+    )
+    batch.add_argument(
+        "--resume",
+        action="store_const",
+        const=True,
+        help="continue the run in --run-dir, each unfinished episode from its newest "
+        "checkpoint (refused where the directory holds no run)",
+    )

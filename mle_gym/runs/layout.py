@@ -20,6 +20,9 @@
         provenance.json            host, image, data checksums: what may differ per episode
         result.json                the episode's result (`EpisodeResult`), written last
         episode.log                the worker's output
+        checkpoints/               the episode's periodic checkpoints (a checkpoint store:
+                                   blobs/ and one folder per checkpoint, the last few kept);
+                                   a rerun continues an unfinished episode from the newest
 
 An episode is finished when its result.json is whole, whatever its status says (see
 `mle_gym.runs.store`).
@@ -48,6 +51,10 @@ REPORT_FILE = "report.json"
 RESULT_FILE = "result.json"
 LOG_FILE = "episode.log"
 PROVENANCE_FILE = "provenance.json"
+CHECKPOINTS_DIR = "checkpoints"
+#: What an episode resumed from a checkpoint keeps of its earlier attempt: its checkpoints,
+#: and the trajectory and log that the next segment appends to.
+KEPT_ON_RESUME = (CHECKPOINTS_DIR, TRAJECTORY_FILE, LOG_FILE)
 
 
 def episode_key(competition_id: str, seed: int) -> str:

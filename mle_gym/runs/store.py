@@ -168,6 +168,10 @@ class RunStore:
                 "use another --run-dir"
             )
 
+    def has_run(self) -> bool:
+        """Whether a batch ran in this directory before (its batch.json is there)."""
+        return (self.root / BATCH_FILE).is_file()
+
     def open(self, spec: RunSettings) -> None:
         """Record the settings, or check they match those of the episodes already here."""
         self._check_settings(spec)
@@ -200,12 +204,23 @@ class RunStore:
             return True
         return status["state"] == "done"
 
-    def begin(self, task: EpisodeKey) -> Path:
-        """Clear what an earlier attempt left and mark the episode running."""
+    def begin(self, task: EpisodeKey, keep: Sequence[str] = ()) -> Path:
+        """Clear what an earlier attempt left, but the entries named in `keep` (an episode
+        resumed from a checkpoint keeps `layout.KEPT_ON_RESUME`), and mark the episode
+        running."""
         previous = self.status(task) or {}
         directory = self.episode_dir(task)
-        shutil.rmtree(directory, ignore_errors=True)
-        directory.mkdir(parents=True)
+        if keep and directory.is_dir():
+            for entry in directory.iterdir():
+                if entry.name in keep:
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    entry.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(parents=True, exist_ok=True)
         write_json(directory / TASK_FILE, task.to_dict())
         write_json(
             directory / STATUS_FILE,
