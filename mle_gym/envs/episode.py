@@ -21,7 +21,7 @@ from mle_gym.competitions import get_competition
 from mle_gym.competitions.spec import Competition
 from mle_gym.data.cache import CompetitionDirs
 from mle_gym.data.checksums import md5_of
-from mle_gym.data.dev_variant import check_offered, require_dev_variant
+from mle_gym.data.dev_variant import DevDirs, check_offered, require_dev_variant, variant_record
 from mle_gym.data.gate import require_prepared
 from mle_gym.envs.config import EnvConfig, snapshot_bounds
 from mle_gym.envs.egress_setup import NETWORK_LOG, EgressSetup, not_started_summary, policy_for
@@ -175,6 +175,9 @@ class Episode:
         self._started: float | None = None
         #: The checkpoint this episode resumed from, with its own lineage (None: from the start).
         self.resumed_from: dict[str, Any] | None = None
+        #: data="dev": which carving of the variant the episode runs on (its manifest's md5
+        #: and content digest), so that a receipt can tell it from one carved later.
+        self.variant = variant_record(DevDirs(dirs.root)) if config.data == "dev" else None
         self._reset_feedback()
 
     def _reset_feedback(self) -> None:
@@ -492,6 +495,8 @@ class Episode:
             self._budget.to_dict(),
             info["network"] if self._egress is not None else None,
         )
+        if self.variant is not None:
+            info["integrity"]["dev_variant"] = dict(self.variant)
         if self.resumed_from is not None:
             info["integrity"]["resumed_from"] = self.resumed_from
         self.done = True
