@@ -131,3 +131,15 @@ def test_a_test_data_run_is_an_evaluation_run(runs) -> None:
 def test_a_folder_that_is_no_run_is_an_error(tmp_path: Path, mle_home: Path) -> None:
     refused = _receipt(tmp_path, mle_home)
     assert refused.returncode == 2 and "is not a run made by `mle-gym run`" in refused.stderr
+
+
+def test_a_damaged_or_missing_manifest_fails_the_receipt(runs, home: Path) -> None:
+    manifest = CompetitionDirs.of(ID, home).root / "dev" / "manifest.json"
+    manifest.write_text("{not json")
+    damaged = _receipt(runs[1], home, "--json")
+    assert damaged.returncode == 1
+    variant = json.loads(damaged.stdout)["variants"][0]
+    assert not variant["check"]["ok"] and variant["used"]["match"] == "gone"
+    manifest.unlink()
+    missing = _receipt(runs[1], home)
+    assert missing.returncode == 1 and "has no development variant" in missing.stdout

@@ -14,6 +14,7 @@ carving the run used, the same split carved again, or another one. The verdict i
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -84,6 +85,15 @@ def episodes_of(root: Path) -> tuple[str, list[EpisodeUse]]:
     return "harness", [use]
 
 
+def _stored_manifest(path: Path) -> dict | None:
+    """The manifest as stored, for a variant that failed its check (None: none readable)."""
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) else None
+
+
 def _manifest_md5(path: Path) -> str:
     return hashlib.md5(path.read_bytes()).hexdigest()
 
@@ -98,7 +108,7 @@ def variant_receipt(competition_id: str, uses: list[EpisodeUse], root: Path | No
         manifest = check_dev_variant(competition_id, root)
     except (NotPrepared, DevVariantUnavailable, OSError, KeyError, ValueError) as exc:
         problems.append(f"the check failed: {exc}")
-        manifest = dirs.preparation_record() if dirs.manifest.is_file() else None
+        manifest = _stored_manifest(dirs.manifest)
     if manifest is not None:
         entry["manifest"] = {
             "rule": manifest.get("rule"),
@@ -139,7 +149,7 @@ def _used(now: dict | None, uses: list[EpisodeUse]) -> tuple[dict[str, Any], str
         )
     if now is None:
         used["match"] = "gone"
-        return used, "the variant the run used is no longer stored: nothing to check"
+        return used, "no readable variant is stored now: nothing to tie to the run"
     if all(r.get("manifest_md5") == now["manifest_md5"] for r in recorded):
         used["match"] = "same"
         return used, None
@@ -243,7 +253,7 @@ def _used_text(used: dict[str, Any]) -> str:
         "ids and files)",
         "different": "ANOTHER carving: the variant stored now differs from the one recorded",
         "unknown": "not recorded by any episode",
-        "gone": "no longer stored",
+        "gone": "nothing readable is stored now",
     }[match]
     if used["episodes_without_record"] and match != "unknown":
         text += f"; {len(used['episodes_without_record'])} episode(s) left no record"
