@@ -259,3 +259,27 @@ def test_make_vec_takes_the_variant_and_the_dense_reward(dev_home: Path) -> None
         assert list(terminated) == [True, True] and list(info["data_variant"]) == ["dev", "dev"]
     finally:
         env.close()
+
+
+def test_a_resumed_dense_episode_still_sums_to_its_final_score(dev_home: Path, tmp_path: Path):
+    """Checkpointed after two paid improvements and resumed in another env: the potential
+    paid goes with the checkpoint, so the unchanged submission pays nothing after the resume
+    and the rewards of both segments sum to the final normalised score."""
+    with _make(max_steps=20, reward_mode="dense") as env:
+        env.reset(seed=0)
+        first = [env.step(action)[1] for action in (TRAIN + "20", TRAIN + "100")]
+        folder = env.unwrapped.checkpoint(tmp_path / "store")
+    assert first[0] > 0 and first[1] != 0
+    meta = json.loads((folder / "manifest.json").read_text())["meta"]
+    assert meta["dev_feedback"]["potential"] == pytest.approx(sum(first))
+    with _make(max_steps=20, reward_mode="dense") as env:
+        env.reset(options={"checkpoint": folder})
+        second = []
+        for action in ("true", TRAIN + "1000", {"tool": "submit"}):
+            _, reward, terminated, _, info = env.step(action)
+            second.append(reward)
+    assert terminated and second[0] == 0.0 and second[1] != 0
+    final = max(0.0, info["report"]["normalized_score"])
+    assert sum(first) + sum(second) == pytest.approx(final, abs=1e-9)
+    # the development grades of both segments are counted: 20 and 100 rows, then 1000
+    assert info["integrity"]["dev_grades"] == 3

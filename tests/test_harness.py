@@ -420,3 +420,57 @@ def test_bind_targets_cannot_shadow_the_sandbox(tmp_path: Path, target: str, why
         SandboxSpec(
             tmp_path, binds=(ReadOnlyBind(tmp_path, "/opt/a"), ReadOnlyBind(tmp_path, "/opt/a/b"))
         )
+
+
+#: On the development variant: the test rows the harness sees, a nearest-neighbour model's
+#: submission, one check through the validate route, and what TASK.md says of the variant.
+DEV_HARNESS = (
+    "wc -l < /home/data/test.csv\n"
+    'python -c "import pandas as pd; from sklearn.neighbors import KNeighborsClassifier as K; '
+    "t = pd.read_csv('/home/data/train.csv'); x = pd.read_csv('/home/data/test.csv'); "
+    "f = [c for c in x.columns if c != 'id']; "
+    "pd.DataFrame({'id': x['id'], 'label': K(1).fit(t[f], t['label']).predict(x[f])})"
+    ".to_csv('/home/submission/submission.csv', index=False)\"\n"
+    "cat > /tmp/check.py <<'PYEOF'\n"
+    "import os, urllib.request as request\n"
+    "call = request.Request(os.environ['MLE_GYM_VALIDATE_URL'], data=b'', method='POST')\n"
+    "print(request.urlopen(call).read().decode())\n"
+    "PYEOF\n"
+    "python3 /tmp/check.py\n"
+    "grep -c 'development variant' TASK.md"
+)
+
+
+def test_a_harness_episode_on_the_dev_variant(digits: Path, tmp_path: Path) -> None:
+    """`mle-gym run --harness --data dev --reward-mode dense`: the harness sees the variant's
+    files, the validate route gives the development score, the submission is graded on the
+    development answers (the reward, dense, sums to its normalised score), and the run's
+    receipt passes."""
+    require_bwrap()
+    run = tmp_path / "run"
+    with ScriptedLLMServer([]) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "mle_gym.cli", "run", COMPETITION, "--harness", DEV_HARNESS,
+             "--model-endpoint", server.url, "--run-dir", str(run), "--time-limit", "120",
+             "--data", "dev", "--reward-mode", "dense"],
+            capture_output=True, text=True, timeout=240, cwd=REPO,
+            env={**os.environ, "COLUMNS": "200"},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    output = (run / "harness.log").read_text().splitlines()
+    dev = CompetitionDirs.of(COMPETITION).root / "dev"
+    assert output[0].strip() == str(len((dev / "public" / "test.csv").read_text().splitlines()))
+    check = json.loads(next(line for line in output if line.startswith("{")))
+    assert check["valid"] and "Development score: " in check["message"]
+    assert output[-1].strip() != "0"  # TASK.md names the variant
+    result = json.loads((run / "result.json").read_text())
+    assert result["integrity"]["data_variant"] == "dev"
+    expected = mle_gym.evaluate(COMPETITION, result["submission_path"], data="dev")
+    assert result["report"]["score"] == pytest.approx(expected["score"]) and expected["valid"]
+    assert result["reward"] == pytest.approx(max(0.0, expected["normalized_score"]))
+    receipt = subprocess.run(
+        [sys.executable, "-m", "mle_gym.cli", "receipt", str(run), "--json"],
+        capture_output=True, text=True, timeout=120, cwd=REPO,
+    )  # fmt: skip
+    assert receipt.returncode == 0, receipt.stdout + receipt.stderr
+    assert json.loads(receipt.stdout)["kind"] == "harness"

@@ -233,3 +233,55 @@ def test_rollout_collection_grades_episodes(spaceship_home: Path, tmp_path: Path
     assert rollouts[2]["submitted"] is False and rollouts[2]["steps"] == 2
     assert rollouts[2]["valid"] and rollouts[2]["score"] == pytest.approx(expected["score"])
     assert rollouts[2]["reward"] == pytest.approx(expected["reward"])
+
+
+#: Runs in the venv: an episode made as /seed_session makes it, from a server config with
+#: data="dev" and reward_mode="dense", stepped as the tool endpoints step it, ended as
+#: /verify ends it (the submission present is graded).
+DEV_EPISODE = """
+import json, sys
+from mle_gym.integrations.episode import ToolEpisode
+from mle_gym.integrations.nemo_gym import MleGymResourcesServerConfig
+
+config = MleGymResourcesServerConfig(
+    host="127.0.0.1", port=0, entrypoint="app.py", name="mle_gym", data="dev",
+    reward_mode="dense", max_steps=10, step_timeout=120,
+)
+episode = ToolEpisode("sklearn-digits", 0, **config.make_options())
+outputs = [episode.reset()]
+rewards = []
+for tool, arguments in json.loads(sys.argv[1]):
+    outputs.append(episode.call(tool, arguments))
+    rewards.append(episode.last_reward)
+outcome = episode.finish()
+episode.close()
+print(json.dumps({"options": config.make_options(), "outputs": outputs, "rewards": rewards,
+                  "outcome": outcome}))
+"""
+
+
+def test_the_dev_variant_and_the_dense_reward_reach_the_env(
+    digits_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server config's data="dev" and reward_mode="dense" reach its episodes: the task
+    names the development variant, validate reports the development score, and /verify's
+    reward is the sum of the dense rewards, the final normalised score."""
+    require_bwrap()
+    monkeypatch.setenv("MLE_GYM_HOME", str(digits_home))
+    actions = [
+        ("create", {"path": SCRIPT_PATH, "file_text": TRAIN_SCRIPT}),
+        ("bash", {"command": RUN}),
+        ("validate", {}),
+    ]
+    result = subprocess.run(
+        [str(nemo_bin() / "python"), "-c", DEV_EPISODE, json.dumps(actions)],
+        env=venv_env(), capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    assert answer["options"]["data"] == "dev" and answer["options"]["reward_mode"] == "dense"
+    assert "development variant" in answer["outputs"][0]
+    assert "Development score" in answer["outputs"][3]
+    outcome = answer["outcome"]
+    assert answer["rewards"][1] > 0.5 and outcome["valid"]
+    assert outcome["reward"] == pytest.approx(max(0.0, outcome["normalized_score"]), abs=1e-9)

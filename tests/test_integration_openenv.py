@@ -191,3 +191,52 @@ def test_trl_environment_factory_class(mle_home: Path, tmp_path: Path) -> None:
     assert answer["reward"] == pytest.approx(expected["reward"])
     assert answer["grade"]["valid"] and answer["grade"]["score"] == pytest.approx(expected["score"])
     assert "episode is over" in answer["after"]
+
+
+#: Runs in the openenv venv: the server's command line with --data dev --reward-mode dense
+#: (uvicorn left out), then an episode of the environment it would serve, step by step.
+DEV_SERVER = """
+import json, sys
+import uvicorn
+import mle_gym.integrations.openenv as served
+from mle_gym.integrations.openenv import MleGymAction, MleGymEnvironment
+
+options = []
+served.create_server = lambda competition, sessions, **given: options.append(given)
+uvicorn.run = lambda *args, **kwargs: None
+served.main(["sklearn-digits", "--data", "dev", "--reward-mode", "dense", "--max-steps", "10"])
+env = MleGymEnvironment("sklearn-digits", **options[0])
+results = [{"output": env.reset(seed=0).output}]
+for tool, arguments in json.loads(sys.argv[1]):
+    step = env.step(MleGymAction(tool=tool, arguments=arguments))
+    results.append({"output": step.output, "reward": step.reward, "grade": step.grade})
+env.close()
+print(json.dumps({"options": options[0], "results": results}))
+"""
+
+
+def test_the_dev_variant_and_the_dense_reward_reach_the_env(
+    digits_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--data dev --reward-mode dense` reach the served env: its task names the development
+    variant, validate reports the development score, each step's reward is the change it
+    made, and the grade's reward is their sum, the final normalised score."""
+    require_bwrap()
+    monkeypatch.setenv("MLE_GYM_HOME", str(digits_home))
+    actions = [
+        ("bash", {"command": f"cp /home/data/sample_submission.csv {SUBMISSION}"}),
+        ("create", {"path": SCRIPT_PATH, "file_text": TRAIN_SCRIPT}),
+        ("bash", {"command": RUN}),
+        ("validate", {}),
+        ("submit", {}),
+    ]
+    answer = run_in_venv(DEV_SERVER, json.dumps(actions))
+    options, results = answer["options"], answer["results"]
+    assert options["data"] == "dev" and options["reward_mode"] == "dense"
+    assert "development variant" in results[0]["output"]
+    assert "Development score" in results[4]["output"]
+    rewards = [r["reward"] for r in results[1:]]
+    assert rewards[1] == rewards[3] == 0.0 and rewards[2] > 0.5
+    grade = results[5]["grade"]
+    assert grade["reward"] == pytest.approx(sum(rewards))
+    assert grade["reward"] == pytest.approx(max(0.0, grade["normalized_score"]), abs=1e-9)

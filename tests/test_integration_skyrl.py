@@ -207,3 +207,35 @@ def test_options_registration_and_tool_role(mle_home: Path) -> None:
         out = tool_env.step(call("bash", command="echo hi") + call("bash", command="echo there"))
     assert [m["role"] for m in out["observations"]] == ["tool", "tool"]
     assert out["observations"][0]["content"].strip() == "hi"
+
+
+def test_the_dev_variant_and_the_dense_reward_reach_the_env(
+    digits_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """data="dev" and reward_mode="dense" from `env_config` reach the env: the prompt names
+    the development variant, validate reports the development score, each turn is paid the
+    change of the normalised development score its calls made, and the turns' rewards sum to
+    the final normalised score (the metrics' reward)."""
+    require_bwrap()
+    monkeypatch.setenv("MLE_GYM_HOME", str(digits_home))
+    config = {"data": "dev", "reward_mode": "dense", "step_timeout": 120}
+    extras = {"competition_id": "sklearn-digits", "max_turns": 6}
+    sample = "cp /home/data/sample_submission.csv /home/submission/submission.csv"
+    with skyrl_gym.make(ENV_ID, env_config=config, extras=extras) as env:
+        chat, _ = env.init([])
+        inner = env.env.unwrapped
+        assert (inner.config.data, inner.config.reward_mode) == ("dev", "dense")
+        assert "development variant" in chat[1]["content"]
+        turns = [
+            env.step(call("bash", command=sample)),
+            env.step(call("create", path=SCRIPT_PATH, file_text=TRAIN_SCRIPT)),
+            env.step(call("bash", command=RUN) + call("validate")),
+            env.step(call("submit")),
+        ]
+        metrics = env.get_metrics()
+    assert "Development score" in turns[2]["observations"][0]["content"]
+    rewards = [turn["reward"] for turn in turns]
+    assert rewards[1] == 0.0 and rewards[2] > 0.5 and turns[3]["done"]
+    final = max(0.0, turns[3]["metadata"]["normalized_score"])
+    assert sum(rewards) == pytest.approx(final, abs=1e-9)
+    assert turns[3]["metadata"]["reward"] == metrics["reward"] == pytest.approx(sum(rewards))

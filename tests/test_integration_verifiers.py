@@ -205,3 +205,26 @@ def test_a_group_of_rollouts_runs_side_by_side(
     assert [t.reward for t in traces] == pytest.approx([expected, expected])
     assert all(t.stop_condition == "episode_over" and t.metrics["valid"] for t in traces)
     assert traces[0].id != traces[1].id
+
+
+def test_the_dev_variant_and_the_dense_reward_reach_the_env(
+    digits_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """data="dev" and reward_mode="dense" given to `load_environment` reach each rollout's
+    env: validate reports the development score, and the trace's one reward is the sum of
+    the episode's dense rewards, its final normalised score."""
+    require_bwrap()
+    monkeypatch.setenv("MLE_GYM_HOME", str(digits_home))
+    plan = [
+        tool("create", path=SCRIPT_PATH, file_text=TRAIN_SCRIPT),
+        tool("bash", expect="File created: ", command=RUN),
+        tool("validate", expect="predictions to"),
+        tool("submit", expect="Development score"),
+    ]
+    with ScriptedLLMServer(plan) as server:
+        trace = rollout(
+            server, monkeypatch, "sklearn-digits", data="dev", reward_mode="dense", step_timeout=120
+        )
+    assert server.mismatches == [] and trace.state.done
+    final = max(0.0, trace.state.report["normalized_score"])
+    assert final > 0.5 and trace.reward == pytest.approx(final, abs=1e-9)

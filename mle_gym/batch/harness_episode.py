@@ -65,7 +65,8 @@ def run_harness_task(
                 "model_calls": result.requests,
                 "refused": result.refused,
                 "validations": result.validations,
-            }
+            },
+            "integrity": result.integrity,
         },
     )
     write_result(directory, result.report, summary)

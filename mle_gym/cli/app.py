@@ -18,7 +18,7 @@ from mle_gym.cli.show import error, say, show_warning
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from mle_gym.cli import audit, data, episodes, housekeeping, report, runtime
+    from mle_gym.cli import audit, data, episodes, housekeeping, receipt, report, runtime
     from mle_gym.export.command import add_export_parser
 
     parser = argparse.ArgumentParser(
@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     episodes.add_parsers(sub)
     report.add_report_parser(sub, SPLITS)
     report.add_regrade_parser(sub)
+    receipt.add_receipt_parser(sub)
     audit.add_audit_parser(sub)
     housekeeping.add_parsers(sub)
     runtime.add_parser(sub)  # after `run`, whose retry options it adds

@@ -12,6 +12,7 @@ variant that fails the check, or whose layout differs from the public test's, is
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import shutil
@@ -29,6 +30,8 @@ from mle_gym.data.checksums import md5_of
 from mle_gym.data.gate import prepare_lock, require_prepared
 
 MANIFEST = "manifest.json"
+#: The manifest's fields that say what a variant is (not when it was carved): its digest's.
+CONTENT = ("competition", "rule", "seed", "made_from", "train_ids", "test_ids", "files")
 
 
 class DevVariantUnavailable(RuntimeError):
@@ -126,6 +129,7 @@ def carve(comp: Competition, main: CompetitionDirs, dev: DevDirs) -> None:
             "test_ids": sorted(ids.test),
             "files": _md5s(out.root),
         }
+        manifest["digest"] = content_digest(manifest)
         dev.manifest.unlink(missing_ok=True)
         shutil.rmtree(dev.root, ignore_errors=True)
         os.replace(out.root, dev.root)
@@ -231,13 +235,37 @@ def check_ids(comp: Competition, main: CompetitionDirs, dev: CompetitionDirs) ->
     return ids
 
 
+def content_digest(manifest: dict) -> str:
+    """What a variant is, as one sha256 over its rule, seed, ids and files' md5: carving is
+    deterministic, so two carvings of the same split have the same digest whenever they were
+    made, and an edited or differently carved variant has another."""
+    body = json.dumps({key: manifest.get(key) for key in CONTENT}, sort_keys=True)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def variant_record(dev: DevDirs) -> dict[str, str]:
+    """Which stored variant an episode uses, for its integrity record: the md5 of its manifest
+    (this very carving) and its content digest (the same split, however often carved)."""
+    raw = dev.manifest.read_bytes()
+    manifest = json.loads(raw)
+    return {
+        "manifest_md5": hashlib.md5(raw).hexdigest(),
+        "digest": manifest.get("digest") or content_digest(manifest),
+    }
+
+
+def dev_dirs(competition_id: str, root: Path | None = None) -> DevDirs:
+    """Where the competition's development variant is stored (whether or not it is)."""
+    return DevDirs(CompetitionDirs.of(competition_id, root).root / "dev")
+
+
 def check_dev_variant(competition: str | Competition, root: Path | None = None) -> dict:
     """Check a stored variant against its manifest and the real split; return the manifest.
 
     Raises `DevVariantLeak` when an id check fails or a file differs from its recorded md5."""
     comp = get_competition(competition) if isinstance(competition, str) else competition
     main = CompetitionDirs.of(comp.id, root)
-    dev = DevDirs(main.root / "dev")
+    dev = dev_dirs(comp.id, root)
     if not dev.is_prepared():
         raise NotPrepared(f"{comp.id} has no development variant in {dev.root}")
     manifest = dev.preparation_record()

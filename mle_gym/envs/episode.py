@@ -3,6 +3,8 @@
 It owns the sandbox's lifecycle (built at once, started on the first step or by `start`),
 the step and wall-clock budget, the tools a step runs, the submission's fetch, validation
 and grade (the answers stay on the host), snapshots, the integrity record and the kept code.
+On a development variant, its feedback (validate's score, the dense reward) is a
+`DevFeedback` (envs/dev_feedback.py) over the episode's grades.
 `CompetitionEnv` wraps it as a `gym.Env`; a harness (mle_gym.harness) drives it directly,
 since a harness has no steps but the final one.
 """
@@ -20,10 +22,10 @@ from typing import Any
 from mle_gym.competitions import get_competition
 from mle_gym.competitions.spec import Competition
 from mle_gym.data.cache import CompetitionDirs
-from mle_gym.data.checksums import md5_of
-from mle_gym.data.dev_variant import check_offered, require_dev_variant
+from mle_gym.data.dev_variant import DevDirs, check_offered, require_dev_variant, variant_record
 from mle_gym.data.gate import require_prepared
 from mle_gym.envs.config import EnvConfig, snapshot_bounds
+from mle_gym.envs.dev_feedback import DEV_BUDGET_NOTE, DEV_NOTE, DevFeedback
 from mle_gym.envs.egress_setup import NETWORK_LOG, EgressSetup, not_started_summary, policy_for
 from mle_gym.envs.episode_checkpoint import checked_meta, resume_into, write_checkpoint
 from mle_gym.envs.info_values import optional, optional_numbers
@@ -41,7 +43,6 @@ from mle_gym.grading.bounded import (
 from mle_gym.grading.budget import GradingBudget, GradingBudgetSpent
 from mle_gym.grading.outcome import outcome
 from mle_gym.grading.report import GradeReport
-from mle_gym.grading.rewards import potential
 from mle_gym.grading.submission_cap import submission_cap
 from mle_gym.sandbox.base import ReadOnlyBind, Sandbox, SandboxError, SandboxLost, SandboxSpec
 from mle_gym.sandbox.egress_policy import EgressPolicy
@@ -68,17 +69,6 @@ log = logging.getLogger(__name__)
 EPISODE_OVER = "The episode is over; call reset() to start a new one."
 #: Added to the last observation when the budget, not `submit`, ended the episode.
 BUDGET_SPENT = "\n[The episode's budget is spent; the current submission was graded.]"
-#: The final info's word on a development variant's grade (`info["data_note"]`).
-DEV_NOTE = (
-    "graded on the development variant's answers, carved from the public training data; "
-    "medals and the normalised score use the competition's leaderboard thresholds and sample "
-    "score, measured on its test set: an approximation for this split"
-)
-#: What the agent reads about the development variant, after the budget.
-DEV_BUDGET_NOTE = (
-    " This is the competition's development variant: /home/data is carved from its public "
-    "training data, and validate also reports the submission's score on the development answers."
-)
 
 
 @dataclass(frozen=True)
@@ -175,18 +165,11 @@ class Episode:
         self._started: float | None = None
         #: The checkpoint this episode resumed from, with its own lineage (None: from the start).
         self.resumed_from: dict[str, Any] | None = None
-        self._reset_feedback()
-
-    def _reset_feedback(self) -> None:
-        """The development feedback of a new episode (data="dev" only)."""
-        #: The development score the current step's validate found (info["dev_score"]).
-        self._dev_score: float | None = None
-        #: The last development grade, with the md5 of the file it graded.
-        self._dev_graded: tuple[str, GradeReport] | None = None
-        #: reward_mode="dense": the md5 of the submission last paid for (None: no file) and
-        #: the potential paid so far (its normalised development score).
-        self._paid_for: str | None = None
-        self._potential = 0.0
+        #: data="dev": which carving of the variant the episode runs on (its manifest's md5
+        #: and content digest), so that a receipt can tell it from one carved later.
+        self.variant = variant_record(DevDirs(dirs.root)) if config.data == "dev" else None
+        #: The development score on validate and the dense reward (data="dev" only).
+        self.feedback = DevFeedback(self._dev_grade) if config.data == "dev" else None
 
     @classmethod
     def open(cls, competition_id: str, config: EnvConfig) -> Episode:
@@ -227,7 +210,8 @@ class Episode:
         self._budget = GradingBudget(self.config.grading_cpu_budget)
         self._ending = False
         self.resumed_from = None
-        self._reset_feedback()
+        if self.feedback is not None:
+            self.feedback.reset()
         return self.opening()
 
     def checkpoint(self, directory: Path | None = None) -> Path:
@@ -385,7 +369,8 @@ class Episode:
             return Outcome(EPISODE_OVER, "none", 0.0, True, False, self.info())
         self._start_for_step()
         self.steps += 1
-        self._dev_score = None
+        if self.feedback is not None:
+            self.feedback.begin_step()
         exit_code: int | None = None
         timed_out = False
         terminated = False
@@ -409,8 +394,8 @@ class Episode:
         truncated = not terminated and (self.steps >= self.max_steps or self.time_left() <= 0)
         reward = 0.0
         info = self.info(exit_code=exit_code, timed_out=timed_out, tool=tool)
-        if self._dev_score is not None:
-            info["dev_score"] = self._dev_score
+        if self.feedback is not None:
+            self.feedback.add_info(info)
         if terminated or truncated:
             reward = self._finish(info)
             if truncated:
@@ -464,7 +449,8 @@ class Episode:
         report = self._grade()
         reward = outcome(report, self.config.reward_mode)["reward"]
         if self.config.reward_mode == "dense":  # what the steps before did not pay yet
-            reward = potential(report) - self._potential
+            assert self.feedback is not None  # EnvConfig: dense needs data="dev"
+            reward = self.feedback.final_reward(report)
         info["report"] = optional_numbers(report.to_dict())
         info["data_variant"] = self.config.data
         if self.config.data == "dev":
@@ -492,6 +478,8 @@ class Episode:
             self._budget.to_dict(),
             info["network"] if self._egress is not None else None,
         )
+        if self.variant is not None:
+            info["integrity"]["dev_variant"] = dict(self.variant)
         if self.resumed_from is not None:
             info["integrity"]["resumed_from"] = self.resumed_from
         self.done = True
@@ -551,61 +539,31 @@ class Episode:
         except GradingBudgetSpent as exc:
             return False, f"The submission was not checked: {exc}."
         if reason is None:
-            return True, "The submission is valid." + self._dev_feedback(path)
+            note = self.feedback.validate_note(path) if self.feedback is not None else ""
+            return True, "The submission is valid." + note
         return False, f"The submission is invalid: {reason}"
-
-    def _dev_feedback(self, path: Path) -> str:
-        """In the development variant, the valid submission's development score for the
-        validate tool's answer (noted for `info["dev_score"]`); empty on the test data."""
-        if self.config.data != "dev":
-            return ""
-        report = self._dev_grade(path)
-        if report is None:
-            return " Its development score could not be computed: the grading budget is spent."
-        if report.score is None:
-            return f" Its development score could not be computed: {report.error}"
-        self._dev_score = report.score
-        return (
-            f" Development score: {report.score:.6g} (normalised: "
-            f"{potential(report):.4f}; on the development answers, not the test set)."
-        )
 
     def _dev_grade(self, path: Path) -> GradeReport | None:
         """The grade of `path` on the development answers, within the grading budget (None
-        past it); the last one is reused while the file is unchanged."""
+        past it), counted in the integrity record: for the development feedback."""
         assert self.config.data == "dev"  # never a grade on the real answers mid-episode
-        digest = md5_of(path)
-        if self._dev_graded is not None and self._dev_graded[0] == digest:
-            return self._dev_graded[1]
         try:
             report = self._grade_within_budget(path)
         except GradingBudgetSpent:
             return None
         self._integrity.dev_grades += 1
-        self._dev_graded = (digest, report)
         return report
 
     def _dense_step(self) -> float:
-        """reward_mode="dense": where the submission changed since the last payment, the
-        change in its normalised development score (nothing while it cannot be graded)."""
+        """reward_mode="dense", a step that did not end the episode: the feedback's reward for
+        the submission now (an unreadable file pays nothing now; the end grades it)."""
+        assert self.feedback is not None  # EnvConfig: dense needs data="dev"
         try:
             path = self._fetch_submission()
-        except Exception as exc:  # an unreadable file pays nothing now; the end grades it
+        except Exception as exc:
             self._raise_if_lost(exc)
             return 0.0
-        digest = md5_of(path) if path is not None else None
-        if digest == self._paid_for:
-            return 0.0
-        if path is None:
-            after = 0.0
-        else:
-            report = self._dev_grade(path)
-            if report is None:
-                return 0.0
-            after = potential(report)
-        self._paid_for = digest
-        reward, self._potential = after - self._potential, after
-        return reward
+        return self.feedback.dense_reward(path)
 
     def _format_check(self, path: Path) -> str | None:
         """Validity only: no metric runs during the episode, so no score exists to leak.

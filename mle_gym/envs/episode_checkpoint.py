@@ -4,8 +4,10 @@ of its sandbox's workspace and shell (mle_gym.checkpoints).
 A checkpoint's `meta` holds what the episode needs to go on where it stopped: the competition,
 task, seed and configuration it ran under (a resume under others is refused), the step count
 and the wall-clock time used (the resumed episode spends what is left of both), the integrity
-record and host grading budget so far, the kept submission snapshots (their contents stored in
-the checkpoint's store beside the workspace's files), and the lineage of earlier segments.
+record and host grading budget so far, the development feedback's dense-reward bookkeeping
+(data="dev": the potential paid so far, so a resumed episode's rewards still sum to its final
+normalised score), the kept submission snapshots (their contents stored in the checkpoint's
+store beside the workspace's files), and the lineage of earlier segments.
 Running processes are not captured (mle_gym.checkpoints.workspace.NOT_KEPT says so in every
 checkpoint and every resumed episode's first observation).
 
@@ -75,6 +77,7 @@ def write_checkpoint(episode: Episode, directory: Path | None = None) -> Path:
         "time_limit": episode.config.time_limit,
         "integrity": asdict(episode._integrity),
         "grading_budget": episode._budget.to_dict(),
+        "dev_feedback": episode.feedback.state() if episode.feedback is not None else None,
         "snapshots": _store_snapshots(episode, store),
         "resumed_from": episode.resumed_from,
         "background_processes": NOT_KEPT[0],
@@ -163,7 +166,8 @@ class Resumed:
 def resume_into(episode: Episode, folder: Path, meta: dict[str, Any]) -> Resumed:
     """Restore the checkpoint in `folder` (whose `meta` passed `checked_meta`) into the
     `episode` just reset: its sandbox started, the workspace and shell restored, then the
-    step count, time used, integrity record, grading budget and snapshots."""
+    step count, time used, integrity record, grading budget, development feedback and
+    snapshots."""
     episode._start_for_step()
     report = restore(episode.sandbox, folder)
     try:
@@ -173,6 +177,8 @@ def resume_into(episode: Episode, folder: Path, meta: dict[str, Any]) -> Resumed
         budget.refused = int(meta["grading_budget"].get("refused", 0))
         snapshots = meta.get("snapshots")
         kept = [Snapshot(**s) for s in snapshots["kept"]] if snapshots else []
+        if episode.feedback is not None and meta.get("dev_feedback") is not None:
+            episode.feedback.restore(meta["dev_feedback"])
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CheckpointError(f"{folder}: the episode's state is unreadable: {exc}") from None
     if episode._snapshots is not None and snapshots:

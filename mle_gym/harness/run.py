@@ -95,6 +95,9 @@ class HarnessResult:
     #: An MLE-bench agent's $LOGS_DIR, kept in `run_dir`/agent_logs/files within the
     #: kept-code bounds (the index beside, agent_logs/code.json); None in other runs.
     agent_logs_path: Path | None = None
+    #: The episode's integrity record (envs/integrity.py): the data variant it ran on (and,
+    #: on a development variant, which carving: what `mle-gym receipt` checks).
+    integrity: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: str(v) if isinstance(v, Path) else v for k, v in asdict(self).items()}
@@ -144,15 +147,23 @@ def harness_task(
     time_limit: float,
     max_requests: int | None,
     max_validations: int = MAX_VALIDATIONS,
+    dev: bool = False,
 ) -> str:
-    """The competition's statement, and how a harness episode runs."""
+    """The competition's statement, and how a harness episode runs (`dev`: on the
+    competition's development variant, whose validation also gives the score)."""
     calls = f" and at most {max_requests} model calls" if max_requests is not None else ""
+    check = (
+        "and its score on the development answers: this is the competition's development "
+        "variant, /home/data carved from its public training data"
+        if dev
+        else "never its score"
+    )
     return (
         f"{statement.rstrip()}\n\n## How this episode runs\n"
         f"You work in a sandbox from /home/code. It has no network access except the "
         f"OpenAI-compatible model endpoint in $OPENAI_BASE_URL. There is no submit step: when "
-        f"you stop, the file at {submission} is graded. To check its format first (never its "
-        f"score), POST to $MLE_GYM_VALIDATE_URL; the answer is JSON with `valid` and `message` "
+        f"you stop, the file at {submission} is graded. To check its format first ({check}), "
+        f"POST to $MLE_GYM_VALIDATE_URL; the answer is JSON with `valid` and `message` "
         f"(one check at a time, at most {max_validations} in all). "
         f"Budget: {time_limit:,.0f} seconds of wall-clock time{calls}; at the end of the time "
         f"everything still running is stopped.\n"
@@ -307,6 +318,7 @@ def run_harness(
         seconds=time.monotonic() - started,
         run_dir=run_dir,
         agent_logs_path=agent_logs,
+        integrity=info.get("integrity"),
     )
     (run_dir / "result.json").write_text(json.dumps(result.to_dict(), indent=2) + "\n")
     return result
@@ -332,6 +344,7 @@ def _run_in_sandbox(
         episode.time_limit,
         proxy.max_requests,
         proxy.max_validations,
+        dev=episode.config.data == "dev",
     )
     sandbox.write_file(TASK_FILE, task.encode())
     try:

@@ -50,7 +50,10 @@ class ToolEpisode:
 
     `call` runs one tool call (a malformed one gets mle_gym's message back and spends no
     step); `finish` grades the submission present if the model never submitted. Calls are
-    serialized, so a server may run them from any thread.
+    serialized, so a server may run them from any thread. The outcome's reward is the sum of
+    the episode's rewards: the terminal reward, or with reward_mode="dense" the changes paid
+    along the way and the rest at the end (together, the final normalised score);
+    `last_reward` is the last step's own.
     """
 
     def __init__(self, competition_id: str, seed: int | None = None, **make_options: Any):
@@ -62,6 +65,8 @@ class ToolEpisode:
         self.invalid_calls = 0
         self.done = False
         self.truncated = False
+        self.last_reward = 0.0
+        self.total_reward = 0.0
         self.outcome: dict[str, Any] = {}
         self.report: dict[str, Any] | None = None
         self.graded_submission: str | None = None
@@ -72,6 +77,7 @@ class ToolEpisode:
             _, info = self.env.reset(seed=self.seed)
             self.steps = self.invalid_calls = 0
             self.done = self.truncated = False
+            self.last_reward = self.total_reward = 0.0
             self.outcome, self.report, self.graded_submission = {}, None, None
             return task_prompt(info)
 
@@ -97,10 +103,12 @@ class ToolEpisode:
     def _step(self, action: dict[str, Any]) -> str:
         observation, reward, terminated, truncated, info = self.env.step(action)
         self.steps += 1
+        self.last_reward = float(reward)
+        self.total_reward += self.last_reward
         if terminated or truncated:
             self.done, self.truncated = True, bool(truncated)
             self.report = info.get("report") or {}
-            self.outcome = grade(float(reward), self.report)
+            self.outcome = grade(self.total_reward, self.report)
             self.graded_submission = info.get("graded_submission")
         return str(observation)
 

@@ -111,7 +111,7 @@ class MleGymEnvironment(Environment[MleGymAction, MleGymObservation, MleGymState
             output=output,
             competition_id=episode.competition_id,
             done=episode.done,
-            reward=episode.outcome.get("reward", 0.0),
+            reward=episode.last_reward,  # this step's (dense: a change paid); grade: the sum
             grade=grade,
         )
 
@@ -206,7 +206,7 @@ class MleGymToolEnv:
         if result.done:
             self.done = True
             self.grade = result.observation.grade
-            self.reward = float(result.reward or 0.0)
+            self.reward = float((self.grade or {}).get("reward", result.reward or 0.0))
         return result.observation.output
 
     def close(self) -> None:
@@ -252,6 +252,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-steps", type=int, default=None)
     parser.add_argument("--time-limit", type=float, default=None)
     parser.add_argument("--max-output-chars", type=int, default=None)
+    parser.add_argument("--data", default=None, choices=["test", "dev"])
+    parser.add_argument("--reward-mode", default=None, dest="reward_mode")
     args = parser.parse_args(argv)
     options = {k: v for k in MAKE_OPTIONS if (v := getattr(args, k, None)) is not None}
     get_competition(args.competition_id)  # an unknown id fails before serving

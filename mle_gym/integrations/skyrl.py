@@ -127,8 +127,8 @@ class MleGymTextEnv(BaseTextEnv):
     Options (later wins): keyword arguments (e.g. the `kwargs` given at registration),
     `env_config` (the trainer's config for this env class), then the dataset row `extras`.
     `competition_id` is required; `backend`, `time_limit`, `max_steps`, `step_timeout`,
-    `max_output_chars`, `reward_mode`, `network`, `network_policy`, `sandbox_options` go to
-    `gym.make`; `seed` to `reset`; `max_turns` (SkyRL's generator sets it) bounds the
+    `max_output_chars`, `data`, `reward_mode`, `network`, `network_policy`, `sandbox_options`
+    go to `gym.make`; `seed` to `reset`; `max_turns` (SkyRL's generator sets it) bounds the
     model's replies, and the env's `max_steps` defaults to it. `observation_role="tool"`
     returns each tool output as a `{"role": "tool"}` message for chat templates that wrap
     tool results themselves.
@@ -163,6 +163,7 @@ class MleGymTextEnv(BaseTextEnv):
         self.done = False
         self.steps = 0
         self.invalid_calls = 0
+        #: The episode's rewards so far, summed (dense: the changes paid, then the rest).
         self.reward = 0.0
         self.outcome: dict[str, Any] = {}
 
@@ -188,6 +189,7 @@ class MleGymTextEnv(BaseTextEnv):
         if self.done:
             return BaseTextEnvStepOutput(observations=[], reward=0.0, done=True, metadata={})
         self.turns += 1
+        before = self.reward
         calls = parse_tool_calls(action)
         outputs: list[str] = []
         metadata: dict[str, Any] = {"turn": self.turns, "tool_calls": [], "errors": []}
@@ -209,21 +211,25 @@ class MleGymTextEnv(BaseTextEnv):
         if not self.done and self.turns >= self.max_turns:
             self._run({"tool": "submit"}, metadata)
             metadata["truncated"] = True
+        turn_reward = self.reward - before  # the turn's calls' rewards
         if self.done:
             metadata.update(self._summary())
             return BaseTextEnvStepOutput(
-                observations=[], reward=self.reward, done=True, metadata=metadata
+                observations=[], reward=turn_reward, done=True, metadata=metadata
             )
         return BaseTextEnvStepOutput(
-            observations=self._messages(outputs), reward=0.0, done=False, metadata=metadata
+            observations=self._messages(outputs),
+            reward=turn_reward,
+            done=False,
+            metadata=metadata,
         )
 
     def _run(self, action: dict[str, Any], metadata: dict[str, Any]) -> str:
         observation, reward, terminated, truncated, info = self.env.step(action)
         self.steps += 1
+        self.reward += float(reward)
         if terminated or truncated:
             self.done = True
-            self.reward = float(reward)
             report = info.get("report") or {}
             self.outcome = {**grade(self.reward, report), "report": report}
             metadata["truncated"] = bool(truncated)

@@ -145,9 +145,9 @@ class MLEGymToolset(vf.Toolset[vf.ToolsetConfig, MLEGymState]):
                 self._env.step, action
             )
             self.state.steps += 1
+            self.state.reward += float(reward)  # dense rewards add up to the final score
             if terminated or truncated:
                 self.state.done = True
-                self.state.reward = float(reward)
                 self.state.report = json.loads(json.dumps(info.get("report"), default=str))
                 await asyncio.to_thread(self._close)
             return str(obs)
@@ -194,7 +194,8 @@ class MLEGymTask(vf.Task[MLEGymData, MLEGymState, MLEGymTaskConfig]):
 
     @vf.reward
     async def mle_gym_reward(self, trace: vf.Trace) -> float:
-        """The env's terminal reward (0 when the rollout ended before the episode did)."""
+        """The env's rewards summed: its terminal reward (0 when the rollout ended before the
+        episode did), or with reward_mode="dense" the changes paid and the rest at the end."""
         return trace.state.reward
 
     @vf.metric
