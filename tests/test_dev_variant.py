@@ -1,8 +1,8 @@
-"""The development variant of every competition with a raw-file fixture, and of spaceship-titanic
-on its real Kaggle files: carved deterministically from public/ alone, a clean split of the
-public training ids, laid out like the public test, its sample submission graded on its own
-answers. Competitions without a development rule yet must refuse with a clear error and store
-nothing."""
+"""The development variant of every competition, on its raw-file fixture (sklearn-digits on the
+data scikit-learn ships, spaceship-titanic also on its real Kaggle files): carved
+deterministically from public/ alone, a clean split of the public training ids, laid out like
+the public test, its sample submission graded on its own answers, and an episode of it scoring
+validate's development grade with the real private/ emptied."""
 
 from __future__ import annotations
 
@@ -18,104 +18,22 @@ import pytest
 
 from mle_gym.competitions import Competition, all_competitions, get_competition
 from mle_gym.data import CompetitionDirs, dev_variant, prepare
+from mle_gym.data.cache import NotPrepared
 from mle_gym.data.dev_variant import (
     DevDirs,
     DevVariantLeak,
-    DevVariantUnavailable,
     check_dev_variant,
     require_dev_variant,
 )
+from mle_gym.envs.config import EnvConfig
+from mle_gym.envs.episode import Episode
 from mle_gym.grading import grade
 from tests.fixtures.prepared import prepared_fixture
 from tests.fixtures.raw import generator_for
 
-#: Competitions whose development variant is carved and checked on their fixture.
-COVERED = {
-    "3d-object-detection-for-autonomous-vehicles",
-    "aerial-cactus-identification",
-    "AI4Code",
-    "alaska2-image-steganalysis",
-    "aptos2019-blindness-detection",
-    "billion-word-imputation",
-    "bms-molecular-translation",
-    "cassava-leaf-disease-classification",
-    "cdiscount-image-classification-challenge",
-    "chaii-hindi-and-tamil-question-answering",
-    "champs-scalar-coupling",
-    "denoising-dirty-documents",
-    "detecting-insults-in-social-commentary",
-    "dog-breed-identification",
-    "dogs-vs-cats-redux-kernels-edition",
-    "facebook-recruiting-iii-keyword-extraction",
-    "freesound-audio-tagging-2019",
-    "google-quest-challenge",
-    "google-research-identify-contrails-reduce-global-warming",
-    "h-and-m-personalized-fashion-recommendations",
-    "herbarium-2020-fgvc7",
-    "herbarium-2021-fgvc8",
-    "herbarium-2022-fgvc9",
-    "histopathologic-cancer-detection",
-    "hms-harmful-brain-activity-classification",
-    "hotel-id-2021-fgvc8",
-    "hubmap-kidney-segmentation",
-    "icecube-neutrinos-in-deep-ice",
-    "imet-2020-fgvc7",
-    "inaturalist-2019-fgvc6",
-    "invasive-species-monitoring",
-    "iwildcam-2019-fgvc6",
-    "iwildcam-2020-fgvc7",
-    "jigsaw-toxic-comment-classification-challenge",
-    "jigsaw-unintended-bias-in-toxicity-classification",
-    "kuzushiji-recognition",
-    "leaf-classification",
-    "learning-agency-lab-automated-essay-scoring-2",
-    "lmsys-chatbot-arena",
-    "ml2021spring-hw2",
-    "mlsp-2013-birds",
-    "movie-review-sentiment-analysis-kernels-only",
-    "multi-modal-gesture-recognition",
-    "new-york-city-taxi-fare-prediction",
-    "nfl-player-contact-detection",
-    "nomad2018-predict-transparent-conductors",
-    "osic-pulmonary-fibrosis-progression",
-    "paddy-disease-classification",
-    "petfinder-pawpularity-score",
-    "plant-pathology-2020-fgvc7",
-    "plant-pathology-2021-fgvc8",
-    "plant-seedlings-classification",
-    "playground-series-s3e18",
-    "predict-volcanic-eruptions-ingv-oe",
-    "random-acts-of-pizza",
-    "ranzcr-clip-catheter-line-classification",
-    "rsna-2022-cervical-spine-fracture-detection",
-    "rsna-breast-cancer-detection",
-    "rsna-miccai-brain-tumor-radiogenomic-classification",
-    "seti-breakthrough-listen",
-    "siim-covid19-detection",
-    "siim-isic-melanoma-classification",
-    "smartphone-decimeter-2022",
-    "spaceship-titanic",
-    "spooky-author-identification",
-    "stanford-covid-vaccine",
-    "statoil-iceberg-classifier-challenge",
-    "tabular-playground-series-dec-2021",
-    "tabular-playground-series-may-2022",
-    "tensorflow-speech-recognition-challenge",
-    "tensorflow2-question-answering",
-    "text-normalization-challenge-english-language",
-    "text-normalization-challenge-russian-language",
-    "tgs-salt-identification-challenge",
-    "the-icml-2013-whale-challenge-right-whale-redux",
-    "tweet-sentiment-extraction",
-    "us-patent-phrase-to-phrase-matching",
-    "uw-madison-gi-tract-image-segmentation",
-    "ventilator-pressure-prediction",
-    "vesuvius-challenge-ink-detection",
-    "vinbigdata-chest-xray-abnormalities-detection",
-    "whale-categorization-playground",
-}
-
 WITH_FIXTURES = [c for c in all_competitions() if generator_for(c) is not None]
+#: The one competition without a raw-file fixture: its data ships with scikit-learn.
+BUNDLED = "sklearn-digits"
 
 
 def _ids(path: Path, column: str) -> set[str]:
@@ -167,15 +85,39 @@ def assert_clean_variant(comp: Competition, main: CompetitionDirs) -> None:
     assert check_dev_variant(comp, root)["test_ids"] == first["test_ids"]
 
 
+def assert_episode_leaves_private_shut(
+    comp: Competition, main: CompetitionDirs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An episode of the variant scores validate's development grade with the real private/
+    emptied: a grade, a size read or a check that opened the real answers would find none
+    (tests run as root, so an unreadable mode would not stop them)."""
+    away = main.root / "private-away"
+    main.private.rename(away)
+    main.private.mkdir()
+    try:
+        monkeypatch.setenv("MLE_GYM_HOME", str(main.root.parent))
+        episode = Episode.open(comp.id, EnvConfig(data="dev"))
+        assert episode.dirs.private == main.root / "dev" / "private"
+        episode.reset(seed=0)
+        note = episode.feedback.validate_note(episode.dirs.public / comp.submission.sample_file)
+        assert "Development score:" in note, note
+    finally:
+        main.private.rmdir()
+        away.rename(main.private)
+
+
+def test_every_competition_has_a_checked_variant() -> None:
+    assert {c.id for c in WITH_FIXTURES} | {BUNDLED} == {c.id for c in all_competitions()}
+    assert not [c.id for c in all_competitions() if c.dev_variant.refused]
+
+
 @pytest.mark.parametrize("comp", WITH_FIXTURES, ids=lambda c: c.id)
-def test_dev_variant_on_fixture(comp: Competition, tmp_path_factory) -> None:
+def test_dev_variant_on_fixture(
+    comp: Competition, tmp_path_factory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     main = prepared_fixture(comp, tmp_path_factory)
-    if comp.id in COVERED:
-        assert_clean_variant(comp, main)
-        return
-    with pytest.raises(DevVariantUnavailable, match=comp.id):
-        require_dev_variant(comp, main.root.parent)
-    assert not (main.root / "dev").exists(), "a refused variant must store nothing"
+    assert_clean_variant(comp, main)
+    assert_episode_leaves_private_shut(comp, main, monkeypatch)
 
 
 def test_check_catches_a_real_test_id_and_a_changed_file(tmp_path_factory) -> None:
@@ -199,16 +141,11 @@ def test_check_catches_a_real_test_id_and_a_changed_file(tmp_path_factory) -> No
         check_dev_variant(comp, main.root.parent)
 
 
-def test_refused_and_unprepared_competitions_say_why(tmp_path: Path) -> None:
+def test_an_unprepared_competition_says_how_to_prepare(tmp_path: Path) -> None:
     comp = get_competition("spaceship-titanic")
-    from mle_gym.data.cache import NotPrepared
-
     with pytest.raises(NotPrepared, match="mle-gym prepare spaceship-titanic"):
         require_dev_variant(comp, tmp_path)
-    refused = [c for c in all_competitions() if c.dev_variant.refused]
-    for c in refused:
-        with pytest.raises(DevVariantUnavailable, match=c.dev_variant.refused[:20]):
-            require_dev_variant(c, tmp_path)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_concurrent_callers_carve_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
