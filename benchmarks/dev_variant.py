@@ -31,6 +31,10 @@ DEFAULT = [
     "hms-harmful-brain-activity-classification",
     "icecube-neutrinos-in-deep-ice",
     "smartphone-decimeter-2022",
+    "h-and-m-personalized-fashion-recommendations",
+    "ventilator-pressure-prediction",
+    "billion-word-imputation",
+    "jigsaw-unintended-bias-in-toxicity-classification",
 ]
 
 CHILD = """
