@@ -9,12 +9,14 @@ runs elsewhere: the terminal's size and echo are set on the pty from this side, 
 terminal. Whatever else the caller wants done before its program runs (joining a cgroup,
 entering namespaces) goes in front of `argv` as programs that exec the rest.
 
-Every child is started by one long-lived thread of this process, for two reasons. A session
-keyring belongs to a thread's credentials, which a child inherits: that thread joins a new,
-empty one before each start, and this process's other threads keep theirs. And a child
-that asks to die with its parent (bubblewrap's --die-with-parent) is killed when the thread
-that started it ends, not the process: a sandbox started from a short-lived thread (a
-caller's, or a helper's) would die with that thread.
+Every child is started by one of a few long-lived starter threads of this process, for two
+reasons. A session keyring belongs to a thread's credentials, which a child inherits: a
+starter joins a new, empty one before each start, and this process's other threads keep
+theirs. And a child that asks to die with its parent (bubblewrap's --die-with-parent) is
+killed when the thread that started it ends, not the process: a sandbox started from a
+short-lived thread (a caller's, or a helper's) would die with that thread. There are several
+starters, not one: a start holds its thread until the child has exec'd, and a thousand
+sandboxes starting at once would otherwise queue behind each other's.
 """
 
 from __future__ import annotations
@@ -34,17 +36,20 @@ import ptyprocess
 _KEYCTL = {"x86_64": 250, "aarch64": 219}
 _KEYCTL_JOIN_SESSION_KEYRING = 1
 _libc = ctypes.CDLL(None, use_errno=True)
+#: Starter threads: enough for the starts of many sandboxes to overlap on a few cores.
+STARTERS = 8
 _starter: ThreadPoolExecutor
 
 
 def _new_starter() -> None:
-    """The thread that starts every child: one worker, living as long as this process."""
+    """The threads that start every child: a pool whose workers, once made, live as long
+    as this process (an executor's idle worker waits for the next job; it never ends)."""
     global _starter
-    _starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mle-gym-spawn")
+    _starter = ThreadPoolExecutor(max_workers=STARTERS, thread_name_prefix="mle-gym-spawn")
 
 
 _new_starter()
-os.register_at_fork(after_in_child=_new_starter)  # a forked child has no such thread
+os.register_at_fork(after_in_child=_new_starter)  # a forked child has no such threads
 
 
 def spawn_on_pty(
@@ -103,7 +108,7 @@ def spawn_on_pty(
 
 
 def _on_starter(start: Callable[[], subprocess.Popen]) -> subprocess.Popen:
-    """`start()` on the starter thread; a child started while this thread was interrupted
+    """`start()` on a starter thread; a child started while this thread was interrupted
     is ended again."""
     future = _starter.submit(start)
     try:
