@@ -4,7 +4,7 @@ A fork copies this process's page tables (a trainer holding a thousand envs is l
 Python work between fork and exec touches copied pages one by one; a local sandbox's start
 spent most of its time there. Here the program starts through `subprocess`'s vfork path
 (nothing is copied; the child execs at once), and what used to run between fork and exec
-runs elsewhere: the terminal's size and echo are set on the pty from this side, and `setsid
+runs elsewhere: the terminal's size and modes are set on the pty from this side, and `setsid
 --ctty` (util-linux) gives the program a session of its own with the pty as its controlling
 terminal. Whatever else the caller wants done before its program runs (joining a cgroup,
 entering namespaces) goes in front of `argv` as programs that exec the rest.
@@ -60,10 +60,13 @@ def spawn_on_pty(
     echo: bool,
     dimensions: tuple[int, int],
     pass_fds: Sequence[int],
+    cooked: bool = True,
 ) -> ptyprocess.PtyProcess:
     """`argv` on a new pty that is its controlling terminal, in a session of its own, with
-    a new, empty session keyring and every descriptor but 0-2 and `pass_fds` closed. A
-    program that is not there raises FileNotFoundError here."""
+    a new, empty session keyring and every descriptor but 0-2 and `pass_fds` closed.
+    `cooked=False`: the terminal hands input on as it comes, however long a line (no
+    canonical mode, whose lines end at 4 KiB), and output as written (no CR before each
+    newline). A program that is not there raises FileNotFoundError here."""
     setsid = shutil.which("setsid")
     if setsid is None:
         raise FileNotFoundError("`setsid` (util-linux) is needed to start a sandbox's shell")
@@ -72,10 +75,13 @@ def spawn_on_pty(
     main, terminal = os.openpty()
     try:
         termios.tcsetwinsize(terminal, dimensions)
+        attributes = termios.tcgetattr(terminal)
         if not echo:
-            attributes = termios.tcgetattr(terminal)
             attributes[3] &= ~termios.ECHO
-            termios.tcsetattr(terminal, termios.TCSANOW, attributes)
+        if not cooked:
+            attributes[3] &= ~termios.ICANON
+            attributes[1] &= ~termios.ONLCR
+        termios.tcsetattr(terminal, termios.TCSANOW, attributes)
 
         def start() -> subprocess.Popen:
             _join_fresh_keyring()
