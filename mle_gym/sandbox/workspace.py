@@ -101,7 +101,12 @@ class Workspace:
 
         thread = threading.Thread(target=make, name="mle-gym-workspace")
         thread.start()
-        thread.join()
+        try:
+            thread.join()
+        except BaseException:  # interrupted: let the thread end, then drop what it made
+            thread.join()
+            self.close()
+            raise
         if failure:
             raise WorkspaceUnavailable(f"could not mount the workspace: {failure[0]}")
 
