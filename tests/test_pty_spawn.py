@@ -122,3 +122,12 @@ def test_many_threads_spawn_at_once_and_each_child_runs_its_own_command():
     for thread in threads:
         thread.join()
     assert outputs == {i: f"child-{i}" for i in range(16)}
+
+
+def test_an_uncooked_terminal_passes_long_lines_on_whole_and_adds_no_carriage_returns():
+    modes = _output(_spawn(["stty", "-a"], cooked=False)).split()
+    assert "-icanon" in modes and "-onlcr" in modes and "-echo" in modes
+    line = "x" * 10_000  # past the 4 KiB at which a canonical-mode line is cut
+    proc = _spawn(["/bin/sh", "-c", "read -r got; echo ${#got}"], cooked=False)
+    os.write(proc.fd, line.encode() + b"\n")
+    assert _output(proc) == "10000\n"

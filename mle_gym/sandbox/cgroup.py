@@ -45,9 +45,10 @@ def parse_bytes(text: str | int) -> int:
         raise ValueError(f"not a size: {text!r} (use e.g. '16g', '512m' or a byte count)") from None
 
 
-def _own_group(controller: str | None) -> Path:
-    """This process's group directory in the v2 hierarchy (None) or a v1 controller's."""
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
+def _own_group(controller: str | None, lines: list[str] | None = None) -> Path:
+    """This process's group directory in the v2 hierarchy (None) or a v1 controller's;
+    `lines`: /proc/self/cgroup already read."""
+    for line in lines if lines is not None else Path("/proc/self/cgroup").read_text().splitlines():
         number, controllers, path = line.split(":", 2)
         if controller is None and number == "0" and controllers == "":
             return _ROOT / path.lstrip("/")
@@ -92,8 +93,9 @@ class Cgroup:
                 self.dirs["v2"] = self._make(_own_group(None).parent / name)
                 self._limit_v2(self.dirs["v2"])
             else:
+                lines = Path("/proc/self/cgroup").read_text().splitlines()
                 for controller in ("memory", "pids", "cpu"):
-                    self.dirs[controller] = self._make(_own_group(controller) / name)
+                    self.dirs[controller] = self._make(_own_group(controller, lines) / name)
                 self._limit_v1()
         except OSError as exc:
             self.remove()

@@ -345,7 +345,7 @@ class DockerSandbox(ShellBackedSandbox):
             raise SandboxError(f"could not start a container from {self.image}: {exc}") from exc
         self.shell = ShellSession(self._spawn_shell, _ContainerJobControl(self), self._recover)
         self.shell.start()
-        self._oom_kills = self._oom_kill_count()
+        self._oom_kills = 0  # a new container's memory cgroup has killed nothing yet
 
     def _take_user(self) -> dict[str, dict[str, str]]:
         """The agent's "uid:gid": the given one, or a leased uid of its own. A leased uid

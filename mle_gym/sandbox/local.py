@@ -469,6 +469,7 @@ class LocalSandbox(ShellBackedSandbox):
             if self.isolated:
                 self.workspace = self._make_workspace([self.root / name for name in writable])
             self.cgroup = self._make_cgroup()
+            self._oom_kills = 0  # counted from this new group's start
             argv = self._bwrap_argv(spec) if self.isolated else self._unshare_argv(spec)
         except BaseException:
             self.stop()
@@ -509,6 +510,7 @@ class LocalSandbox(ShellBackedSandbox):
                     echo=False,
                     dimensions=(50, 200),
                     pass_fds=tuple(passed),
+                    cooked=False,
                 )
             except BaseException:
                 os.close(read_end)
@@ -519,7 +521,7 @@ class LocalSandbox(ShellBackedSandbox):
             attach = f"exec {OUTPUT_FD}>&{write_end} {write_end}>&-"
             return proc, OutputPipe(read_end, attach)
 
-        self.shell = ShellSession(spawn, _PtyJobControl(), self._recover)
+        self.shell = ShellSession(spawn, _PtyJobControl(), self._recover, terminal_set=True)
         try:
             self.shell.start()
             if spec.network and self.isolated:
@@ -794,10 +796,13 @@ exec bash --noprofile --norc --noediting -i
 
 class _SpawnOnPty(pexpect.spawn):
     """pexpect's spawn, started by `spawn_on_pty` (no fork of this process, a fresh
-    session keyring), keeping `pass_fds` open in the child."""
+    session keyring), keeping `pass_fds` open in the child, on a terminal as `cooked` says."""
 
-    def __init__(self, *args: Any, pass_fds: tuple[int, ...] = (), **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, pass_fds: tuple[int, ...] = (), cooked: bool = True, **kwargs: Any
+    ) -> None:
         self._pass_fds = pass_fds
+        self._cooked = cooked
         super().__init__(*args, **kwargs)
 
     def _spawnpty(self, args: list[str], **kwargs: Any) -> ptyprocess.PtyProcess:
@@ -808,6 +813,7 @@ class _SpawnOnPty(pexpect.spawn):
             echo=kwargs.get("echo", True),
             dimensions=kwargs.get("dimensions", (24, 80)),
             pass_fds=self._pass_fds,
+            cooked=self._cooked,
         )
 
 

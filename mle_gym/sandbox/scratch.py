@@ -29,10 +29,22 @@ def process_identity(pid: int) -> str | None:
         return None
 
 
+#: This process's pid and identity, read once (a forked child reads its own).
+_own: tuple[int, str] = (0, "")
+
+
+def _own_identity() -> str:
+    global _own
+    pid = os.getpid()
+    if _own[0] != pid:
+        _own = (pid, process_identity(pid) or "")
+    return _own[1]
+
+
 def owned_dir(kind: str, parent: Path | None = None) -> Path:
     """A new directory `mle-gym-<kind>-*` (in the temp dir) owned by this process."""
     directory = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{kind}-", dir=parent))
-    (directory / OWNER_FILE).write_text(process_identity(os.getpid()) or "")
+    (directory / OWNER_FILE).write_text(_own_identity())
     return directory
 
 

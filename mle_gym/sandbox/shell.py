@@ -115,10 +115,18 @@ class ShellSession:
     """A bash process on a pty, with bounded reading and timeouts that kill process trees."""
 
     def __init__(
-        self, spawn: SpawnFn, jobs: JobControl, recover: Callable[[], None] | None = None
+        self,
+        spawn: SpawnFn,
+        jobs: JobControl,
+        recover: Callable[[], None] | None = None,
+        *,
+        terminal_set: bool = False,
     ) -> None:
         self._spawn = spawn
         self._jobs = jobs
+        #: The backend starts the shell on a terminal already without echo, canonical mode
+        #: and CR-before-newline, so the shell's setup need not run `stty` for them.
+        self._terminal_set = terminal_set
         #: Called before restarting a shell that did not come back from an interrupt, to
         #: clear whatever holds it (e.g. a fork bomb that left no process slot free).
         self._recover = recover
@@ -147,8 +155,9 @@ class ShellSession:
         nonce = secrets.token_hex(8)
         # A first marker on the terminal, after whatever bash printed there as it started
         # (so none of it is taken for the first command's output on a slow connection).
+        stty = "" if self._terminal_set else "stty -echo -icanon -onlcr 2>/dev/null; "
         setup = (
-            "stty -echo -icanon -onlcr 2>/dev/null; PS1=''; PS2=''; unset PROMPT_COMMAND HISTFILE; "
+            f"{stty}PS1=''; PS2=''; unset PROMPT_COMMAND HISTFILE; "
             f"{self.pipe.attach}; {_marker_printf(nonce, 'tty', to_pipe=False)}; "
             f"{_NON_INTERACTIVE}{_marker_printf(nonce, '$$')}\n"
         )

@@ -5,21 +5,26 @@ files took 106,000 host inodes), and removing a large tree takes seconds. A tmpf
 `size` and an `nr_inodes`, is charged to memory, and is gone at once when nothing holds
 it. bubblewrap can give a tmpfs a size but no inode count, and its mounts end with its
 shell, while the agent's files must survive a shell restart. So `unshare` mounts them
-once per episode, on the episode's host directories, in a mount namespace of their own
-(inside a user namespace of its own when this process is not root) and exits; this
-process keeps descriptors of those namespaces, and each bubblewrap it starts is preceded by
-`nsenter` (util-linux), which enters them through this process's /proc entries of those
-descriptors (`enter_argv`; passing the descriptors themselves would hand them on through
-bubblewrap to the agent). The host's own view of the directories stays empty; the
+once per episode, on the episode's host directories, in a mount namespace of their own,
+and this process keeps a descriptor of that namespace (and of its user namespace when this
+process is not root). As root, a short-lived thread of this process makes the namespace
+and the mounts itself (unshare(2), mount(2)) and ends, so a start runs no program for
+them; otherwise `unshare` (util-linux) makes a user namespace too, which a thread of a
+multithreaded process cannot, mounts them and exits. Each bubblewrap started later is
+preceded by `nsenter` (util-linux), which enters them through this process's /proc entries
+of those descriptors (`enter_argv`; passing the descriptors themselves would hand them on
+through bubblewrap to the agent). The host's own view of the directories stays empty; the
 host reaches the files as before, through the sandbox's `/proc/<pid>/root`. `close` drops
 the descriptors: the mounts and every file in them go with the last shell.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,6 +44,9 @@ _SCRIPT = (
 )
 
 _NSENTER = shutil.which("nsenter") or "nsenter"
+_libc = ctypes.CDLL(None, use_errno=True)
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
 
 
 class WorkspaceUnavailable(Exception):
@@ -53,21 +61,62 @@ class Workspace:
         self, mountpoints: Sequence[Path], *, size: int | None, files: int, uid: int | None
     ) -> None:
         self.mountpoints = list(mountpoints)
-        options = ["mode=0755", "nosuid", "nodev", f"nr_inodes={files}"]
+        data = ["mode=0755", f"nr_inodes={files}"]
         if size:
-            options.append(f"size={size}")
+            data.append(f"size={size}")
         if uid is not None:
-            options += [f"uid={uid}", f"gid={uid}"]
-        self.options = ",".join(options)
+            data += [f"uid={uid}", f"gid={uid}"]
+        #: tmpfs's own options (mount(2)'s data); `options` adds the flags, as mount(8) reads them
+        self.data = ",".join(data)
+        self.options = ",".join(["nosuid", "nodev", *data])
         #: (descriptor, nsenter's option for it), in the order they are entered
         self._namespaces: list[tuple[int, str]] = []
 
     def create(self) -> None:
         """Mount the tmpfs mounts; raise WorkspaceUnavailable with the reason if impossible."""
-        own_user = os.geteuid() != 0  # a user may mount only in a user namespace of its own
+        if os.geteuid() == 0:
+            self._create_in_thread()
+        else:  # a user may mount only in a user namespace of its own
+            self._create_with_unshare()
+
+    def _create_in_thread(self) -> None:
+        """The namespace and mounts made by a thread that ends right after: unshare(2)
+        moves only the calling thread, and its namespace lives on through the descriptor."""
+        failure: list[str] = []
+
+        def make() -> None:
+            try:
+                _call("unshare", _libc.unshare(_CLONE_NEWNS))
+                # as `unshare --propagation private`: nothing mounted here reaches the host
+                _call("mount", _libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None))
+                for target in self.mountpoints:
+                    _call("mount", _libc.mount(
+                        b"mle-gym-workspace", os.fsencode(target), b"tmpfs",
+                        _MS_NOSUID | _MS_NODEV, self.data.encode(),
+                    ))  # fmt: skip
+                fd = os.open("/proc/thread-self/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+                self._namespaces.append((fd, "--mount"))
+            except OSError as exc:
+                failure.append(str(exc))
+
+        thread = threading.Thread(target=make, name="mle-gym-workspace")
+        thread.start()
+        try:
+            thread.join()
+        except BaseException:  # interrupted: let the thread end, then drop what it made
+            thread.join()
+            self.close()
+            raise
+        if failure:
+            raise WorkspaceUnavailable(f"could not mount the workspace: {failure[0]}")
+
+    def _create_with_unshare(self) -> None:
+        """A user namespace with the mount namespace in it, made by `unshare`, which mounts
+        and waits for its stdin to close."""
         argv = [
             "unshare",
-            *(["--user", "--map-root-user"] if own_user else []),
+            "--user",
+            "--map-root-user",
             "--mount",
             "--propagation",
             "private",
@@ -96,8 +145,7 @@ class Workspace:
                 _, error = proc.communicate(timeout=_START_TIMEOUT)
                 reason = error.decode(errors="replace").strip() or "no answer"
                 raise WorkspaceUnavailable(f"could not mount the workspace: {reason}")
-            kinds = [("user", "--user")] if own_user else []
-            for name, option in [*kinds, ("mnt", "--mount")]:
+            for name, option in (("user", "--user"), ("mnt", "--mount")):
                 fd = os.open(f"/proc/{proc.pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
                 self._namespaces.append((fd, option))
         except BaseException:
@@ -127,3 +175,10 @@ class Workspace:
         namespaces, self._namespaces = self._namespaces, []
         for fd, _ in namespaces:
             os.close(fd)
+
+
+def _call(name: str, result: int) -> None:
+    """Raise OSError with the reason when a libc call failed."""
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{name}: {os.strerror(code)}")
