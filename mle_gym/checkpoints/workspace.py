@@ -162,18 +162,35 @@ def _capture_place(
             f"{place}: set-uid, set-gid and sticky bits of {dropped} entries dropped"
         )
     for group in _groups(files):
+        read = _read(sandbox, place, group, left, deadline) if _together(group) else None
         with tempfile.TemporaryDirectory(dir=store.root, prefix=".capture-") as scratch:
-            missed = _copy(sandbox, place, group, Path(scratch), left, deadline)
+            if read is None:
+                missed = _copy(sandbox, place, group, Path(scratch), left, deadline)
+            else:
+                contents, missed = read
             for entry in group:
                 if entry.path in missed:
                     not_captured.append(f"{place}/{entry.path}: {missed[entry.path]}")
                     continue
-                digest, size = store.add_blob(Path(scratch) / entry.path)
+                if read is None:
+                    digest, size = store.add_blob(Path(scratch) / entry.path)
+                else:
+                    digest, size = store.add_bytes(contents.pop(entry.path))
                 records.append(
                     {"path": entry.path, "type": "file", "mode": entry.mode & 0o777,
                      "size": size, "sha256": digest}
                 )  # fmt: skip
     return sorted(records, key=lambda r: r["path"])
+
+
+def _read(
+    sandbox: Sandbox, place: str, group: list[TreeEntry], left: _Budget, deadline: float
+) -> tuple[dict[str, bytes], dict[str, str]] | None:
+    """A group of files read into memory where the backend offers it (`read_files`): only
+    contents the store lacks are then written; None where it does not."""
+    total = sum(e.size for e in group) + left.bytes
+    bound = left.bounds.max_file_bytes
+    return sandbox.read_files(place, [e.path for e in group], bound, total, deadline)
 
 
 def _groups(files: list[TreeEntry]) -> list[list[TreeEntry]]:
@@ -190,6 +207,11 @@ def _groups(files: list[TreeEntry]) -> list[list[TreeEntry]]:
     return [group for group in groups if group]
 
 
+def _together(group: list[TreeEntry]) -> bool:
+    """Whether a group is copied at once (else it is one big file, streamed alone)."""
+    return len(group) > 1 or group[0].size <= GROUP_BYTES
+
+
 def _copy(
     sandbox: Sandbox, place: str, group: list[TreeEntry], scratch: Path, left: _Budget,
     deadline: float,
@@ -197,7 +219,7 @@ def _copy(
     """A group of small files in one `copy_files`; a file bigger than the group's size
     streamed alone with `copy_out`."""
     bound = left.bounds.max_file_bytes
-    if len(group) > 1 or group[0].size <= GROUP_BYTES:
+    if _together(group):
         total = sum(e.size for e in group) + left.bytes
         return sandbox.copy_files(place, [e.path for e in group], scratch, bound, total, deadline)
     entry = group[0]
