@@ -46,6 +46,11 @@ NOT_KEPT = (
 DEFAULT_MAX_SECONDS = 600.0
 #: Bytes of files copied out at once; a bigger file is streamed alone.
 GROUP_BYTES = 64 * 1024**2
+#: Files up to this size are read into memory (where the backend can): writing each to a
+#: scratch file costs more than its bytes, and an unchanged one then costs no write at all.
+#: Bigger ones go through a scratch file, hashed there and renamed into the store (one copy
+#: fewer).
+SMALL_FILE_BYTES = 256 * 1024
 
 
 @dataclass
@@ -161,8 +166,11 @@ def _capture_place(
         not_captured.append(
             f"{place}: set-uid, set-gid and sticky bits of {dropped} entries dropped"
         )
-    for group in _groups(files):
-        read = _read(sandbox, place, group, left, deadline) if _together(group) else None
+    small = [e for e in files if e.size <= SMALL_FILE_BYTES]
+    large = [e for e in files if e.size > SMALL_FILE_BYTES]
+    plan = [(g, True) for g in _groups(small)] + [(g, False) for g in _groups(large)]
+    for group, in_memory in plan:
+        read = _read(sandbox, place, group, left, deadline) if in_memory else None
         with tempfile.TemporaryDirectory(dir=store.root, prefix=".capture-") as scratch:
             if read is None:
                 missed = _copy(sandbox, place, group, Path(scratch), left, deadline)
@@ -186,8 +194,8 @@ def _capture_place(
 def _read(
     sandbox: Sandbox, place: str, group: list[TreeEntry], left: _Budget, deadline: float
 ) -> tuple[dict[str, bytes], dict[str, str]] | None:
-    """A group of files read into memory where the backend offers it (`read_files`): only
-    contents the store lacks are then written; None where it does not."""
+    """A group of small files read into memory where the backend offers it (`read_files`):
+    only contents the store lacks are then written; None where it does not."""
     total = sum(e.size for e in group) + left.bytes
     bound = left.bounds.max_file_bytes
     return sandbox.read_files(place, [e.path for e in group], bound, total, deadline)
@@ -207,11 +215,6 @@ def _groups(files: list[TreeEntry]) -> list[list[TreeEntry]]:
     return [group for group in groups if group]
 
 
-def _together(group: list[TreeEntry]) -> bool:
-    """Whether a group is copied at once (else it is one big file, streamed alone)."""
-    return len(group) > 1 or group[0].size <= GROUP_BYTES
-
-
 def _copy(
     sandbox: Sandbox, place: str, group: list[TreeEntry], scratch: Path, left: _Budget,
     deadline: float,
@@ -219,7 +222,7 @@ def _copy(
     """A group of small files in one `copy_files`; a file bigger than the group's size
     streamed alone with `copy_out`."""
     bound = left.bounds.max_file_bytes
-    if _together(group):
+    if len(group) > 1 or group[0].size <= GROUP_BYTES:
         total = sum(e.size for e in group) + left.bytes
         return sandbox.copy_files(place, [e.path for e in group], scratch, bound, total, deadline)
     entry = group[0]
