@@ -149,7 +149,7 @@ def checked_meta(episode: Episode, folder: Path) -> dict[str, Any]:
         )
     _check_data(folder, meta, episode)
     if episode._runtime:  # this env's sandbox ran: its runtime is known before anything ends
-        check_runtime(folder, meta, episode)
+        _check_runtime(folder, meta, episode)
     for name, kind in (("seed", int), ("steps", int), ("max_steps", int), ("time_used", float)):
         value = meta.get(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
@@ -181,7 +181,7 @@ def _check_data(folder: Path, meta: dict[str, Any], episode: Episode) -> None:
         )
 
 
-def check_runtime(folder: Path, meta: dict[str, Any], episode: Episode) -> None:
+def _check_runtime(folder: Path, meta: dict[str, Any], episode: Episode) -> None:
     """ValueError when the runtime the checkpoint's code ran with (interpreter and packages)
     is not the one this env's sandbox runs, naming what differs. A checkpoint of the same
     backend is taken as it is where either runtime is unknown; one of another backend is
@@ -240,7 +240,7 @@ def resume_into(episode: Episode, folder: Path, meta: dict[str, Any]) -> Resumed
     `episode` just reset: its sandbox started, the workspace and shell restored, then the
     step count, time used, integrity record, grading budget and snapshots."""
     episode._start_for_step()
-    check_runtime(folder, meta, episode)  # known now that the sandbox runs
+    _check_runtime(folder, meta, episode)  # known now that the sandbox runs
     report = restore(episode.sandbox, folder)
     try:
         steps, used = meta["steps"], meta["time_used"]
