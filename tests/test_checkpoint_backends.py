@@ -104,6 +104,29 @@ def test_a_new_env_under_another_runtime_refuses_the_checkpoint(
         fresh.close()
 
 
+def test_the_host_s_python_and_docker_s_image_are_not_one_runtime(
+    digits_home: Path, docker_engine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Without the pinned runtime, a local checkpoint (this host's Python and packages) does
+    not go on in docker (its image's): refused, naming the packages."""
+    require_bwrap()
+    monkeypatch.setenv("MLE_GYM_HOME", str(digits_home))
+    local = CompetitionEnv(
+        "sklearn-digits", backend="local", sandbox_options={"runtime": "host"}, **OPTIONS
+    )
+    docker = CompetitionEnv("sklearn-digits", backend="docker", **OPTIONS)
+    try:
+        local.reset(seed=0)
+        local.step("echo x > /home/code/x")
+        folder = local.checkpoint(tmp_path / "store")
+        with pytest.raises(ValueError, match=r"another runtime: .*packages [0-9a-f]{16} \(this"):
+            docker.reset(options={"checkpoint": folder})
+        assert docker.episode.done and not docker.episode.started
+    finally:
+        local.close()
+        docker.close()
+
+
 def test_data_identity_follows_the_files_content(tmp_path: Path) -> None:
     folders = [tmp_path / name / "public" for name in ("one", "two", "three", "four")]
     for folder in folders:
