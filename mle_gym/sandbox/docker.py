@@ -658,17 +658,30 @@ class DockerSandbox(ShellBackedSandbox):
         cap = max_bytes + _TAR_OVERHEAD * (len(names) + 4)
         sock = self.client.api.exec_start(exec_id, socket=True)
         frames, archive = _Frames(), bytearray()
+        raw = getattr(sock, "_sock", sock)
+        raw.settimeout(_IO_TIMEOUT + 10)
+        listed = b"".join(n.encode(errors="surrogateescape") + b"\0" for n in names)
+
+        def send() -> None:
+            with contextlib.suppress(OSError):  # the stream broke off: the reader says so
+                raw.sendall(listed)
+                raw.shutdown(socket.SHUT_WR)
+
+        # The names go in while the archive comes out: `tar` writes as it reads them, so
+        # sending them all before reading would stall both once the pipes fill (100,000
+        # names did).
+        sender = threading.Thread(target=send, name="mle-gym-tar-names", daemon=True)
         try:
-            raw = getattr(sock, "_sock", sock)
-            raw.settimeout(_IO_TIMEOUT + 10)
-            raw.sendall(b"".join(n.encode(errors="surrogateescape") + b"\0" for n in names))
-            raw.shutdown(socket.SHUT_WR)
+            sender.start()
             while len(archive) <= cap and (chunk := raw.recv(1 << 16)):
                 archive += frames(chunk)
         except OSError:
             cap = len(archive) - 1  # the stream broke off: what came is all there is
         finally:
+            with contextlib.suppress(OSError):  # a sender still blocked gets its error now
+                raw.shutdown(socket.SHUT_RDWR)
             sock.close()
+            sender.join()
         code = self.client.api.exec_inspect(exec_id)["ExitCode"]
         cut = len(archive) > cap or code in (None, 124)  # still running, or timed out
         return bytes(archive[:cap]), cut
