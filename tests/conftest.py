@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -109,6 +110,26 @@ def digits_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A data cache with the demo competition prepared, shared by the batch tests."""
     home = tmp_path_factory.mktemp("batch-cache")
     prepare(get_competition("sklearn-digits"), root=home)
+    return home
+
+
+@pytest.fixture(scope="session")
+def runtime_home(tmp_path_factory: pytest.TempPathFactory, docker_engine) -> Path:
+    """The pinned agent runtime built from the lock by `mle-gym build-runtime` (its wheels
+    fetched from the package registry), once for the session: both backends then run the
+    same interpreter and packages."""
+    home = tmp_path_factory.mktemp("runtime-home")
+    built = subprocess.run(
+        [sys.executable, "-m", "mle_gym.cli", "build-runtime"],
+        env={**os.environ, "MLE_GYM_HOME": str(home), "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    # no registry reachable: the wheels cannot be fetched
+    require(built.returncode == 0, f"the agent runtime could not be built: {built.stdout}")
+    assert "runtime ready" in built.stdout
     return home
 
 

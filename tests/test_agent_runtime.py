@@ -4,9 +4,6 @@ the same importable modules, so the same code gets the same score."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -18,7 +15,6 @@ from mle_gym.sandbox.base import SandboxSpec
 from mle_gym.sandbox.docker import DockerSandbox
 from mle_gym.sandbox.local import LocalSandbox, agent_python
 from tests.conftest import require_bwrap
-from tests.prerequisites import require
 
 # A fixed, deterministic model on spaceship-titanic's real data: its score moves with the
 # scikit-learn and pandas versions (0.80345 on the host's 1.9.1 against 0.81724 on Debian's
@@ -43,24 +39,6 @@ pd.DataFrame({'PassengerId': test['PassengerId'],
              ).to_csv('/home/submission/submission.csv', index=False)
 print('written')
 """
-
-
-@pytest.fixture(scope="module")
-def runtime_home(tmp_path_factory: pytest.TempPathFactory, docker_engine) -> Path:
-    """The runtime built from the lock (its wheels fetched from the package registry)."""
-    home = tmp_path_factory.mktemp("runtime-home")
-    built = subprocess.run(
-        [sys.executable, "-m", "mle_gym.cli", "build-runtime"],
-        env={**os.environ, "MLE_GYM_HOME": str(home), "COLUMNS": "200"},
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    # no registry reachable: the wheels cannot be fetched
-    require(built.returncode == 0, f"the agent runtime could not be built: {built.stdout}")
-    assert "runtime ready" in built.stdout
-    return home
 
 
 # Every top-level module the agent's `python3` finds (the standard library's, compiled-in

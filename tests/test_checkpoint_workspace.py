@@ -293,3 +293,25 @@ def test_capture_streams_big_files_and_leaves_out_what_is_over_the_bounds(
     assert sorted(code) == ["mid", "s", "t"]
     assert code["mid"]["sha256"] == mid and code["mid"]["size"] == 3000
     assert any("/home/code/big: 5,000 bytes" in n for n in manifest["not_captured"])
+
+
+_MANY_LONG_NAMES = (
+    "python3 -c 'import os\n"
+    'os.makedirs("/home/code/many")\n'
+    "for i in range(12000):\n"
+    '    open(f"/home/code/many/{i:06d}-" + "n" * 150, "w").write(str(i))\''
+)
+
+
+@pytest.mark.timeout(300)
+def test_many_files_with_long_names_are_captured_whole(docker_engine, tmp_path: Path) -> None:
+    """Docker reads many files in one `tar`, fed their names (here 1.9 MB of them) while
+    its archive comes back: sent all first, both sides stalled once the pipes filled, and
+    the capture waited for tar's time limit and kept only what came before the cut."""
+    store = CheckpointStore(tmp_path / "store")
+    with _started("docker", tmp_path) as sandbox:
+        _out(sandbox, _MANY_LONG_NAMES)
+        folder = capture(sandbox, store, {}, max_seconds=100)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    files = [e for e in manifest["places"]["/home/code"] if e["type"] == "file"]
+    assert len(files) == 12000, [n for n in manifest["not_captured"] if "many" in n][:3]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
 import mle_gym
+from mle_gym.checkpoints.store import MANIFEST
 from mle_gym.sandbox.containers import LABEL_PID
 from mle_gym.vector import per_env_kwargs
 from tests.conftest import require_bwrap
@@ -200,3 +203,39 @@ def test_two_docker_envs_step_autoreset_and_leave_no_container(
     assert containers() == []
     assert _leftovers(private_tmp) == []
     assert np.all([not p.is_alive() for p in env.processes])
+
+
+@pytest.mark.timeout(300)
+def test_a_vector_env_branches_from_one_checkpoint(
+    mle_home: Path, private_tmp: Path, tmp_path: Path
+) -> None:
+    """reset(options={"checkpoint": ...}) goes to every sub-env: each resumes the episode in
+    its own sandbox, they diverge, and each branch's own checkpoint names its parent."""
+    require_bwrap()
+    store = tmp_path / "store"
+    with gym.make(ENV_ID, step_timeout=30) as single:
+        single.reset(seed=4)
+        single.step("echo base > /home/code/base.txt && cd /home/code && export KEPT=yes")
+        folder = single.unwrapped.checkpoint(store)
+    env = mle_gym.make_vec(ENV_ID, 3, step_timeout=30)
+    try:
+        _, info = env.reset(options={"checkpoint": str(folder)})
+        assert list(info["resumed_from"]["checkpoint"]) == [str(folder.resolve())] * 3
+        assert list(info["step"]) == [1, 1, 1] and list(info["seed"]) == [4, 4, 4]
+        observations, *_ = env.step([f'echo "$KEPT" > branch-{n}.txt; ls' for n in range(3)])
+        for n, observation in enumerate(observations):
+            assert observation.split() == ["base.txt", f"branch-{n}.txt"]
+        children = env.call("checkpoint", store)
+        for n, child in enumerate(children):
+            meta = json.loads((Path(child) / MANIFEST).read_text())["meta"]
+            assert meta["resumed_from"]["checkpoint"] == str(folder.resolve())
+            assert meta["steps"] == 2
+            assert [e["path"] for e in _code_files(Path(child))] == ["base.txt", f"branch-{n}.txt"]
+    finally:
+        env.close()
+
+
+def _code_files(checkpoint: Path) -> list[dict]:
+    """The files of /home/code a checkpoint holds."""
+    places = json.loads((checkpoint / MANIFEST).read_text())["places"]
+    return [e for e in places["/home/code"] if e["type"] == "file"]

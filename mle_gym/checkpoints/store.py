@@ -17,6 +17,7 @@ import json
 import os
 import posixpath
 import re
+import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,6 +71,25 @@ class CheckpointStore:
             path.chmod(0o444)
             os.replace(path, target)
         return digest, size
+
+    def add_bytes(self, data: bytes) -> tuple[str, int]:
+        """`data` stored under its sha256, written only when that content is not there yet
+        (a new file beside its final name, read-only from its creation, then renamed);
+        (sha256, bytes)."""
+        digest = hashlib.sha256(data).hexdigest()
+        target = self.blob_path(digest)
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            scratch = target.with_name(f".{digest}.{secrets.token_hex(4)}")
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            try:
+                with os.fdopen(os.open(scratch, flags, 0o444), "wb") as out:
+                    out.write(data)
+                os.replace(scratch, target)
+            except BaseException:
+                scratch.unlink(missing_ok=True)
+                raise
+        return digest, len(data)
 
     def blob_path(self, digest: str) -> Path:
         return self.blobs / digest[:2] / digest

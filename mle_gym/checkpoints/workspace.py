@@ -46,6 +46,11 @@ NOT_KEPT = (
 DEFAULT_MAX_SECONDS = 600.0
 #: Bytes of files copied out at once; a bigger file is streamed alone.
 GROUP_BYTES = 64 * 1024**2
+#: Files up to this size are read into memory (where the backend can): writing each to a
+#: scratch file costs more than its bytes, and an unchanged one then costs no write at all.
+#: Bigger ones go through a scratch file, hashed there and renamed into the store (one copy
+#: fewer).
+SMALL_FILE_BYTES = 256 * 1024
 
 
 @dataclass
@@ -161,19 +166,39 @@ def _capture_place(
         not_captured.append(
             f"{place}: set-uid, set-gid and sticky bits of {dropped} entries dropped"
         )
-    for group in _groups(files):
+    small = [e for e in files if e.size <= SMALL_FILE_BYTES]
+    large = [e for e in files if e.size > SMALL_FILE_BYTES]
+    plan = [(g, True) for g in _groups(small)] + [(g, False) for g in _groups(large)]
+    for group, in_memory in plan:
+        read = _read(sandbox, place, group, left, deadline) if in_memory else None
         with tempfile.TemporaryDirectory(dir=store.root, prefix=".capture-") as scratch:
-            missed = _copy(sandbox, place, group, Path(scratch), left, deadline)
+            if read is None:
+                missed = _copy(sandbox, place, group, Path(scratch), left, deadline)
+            else:
+                contents, missed = read
             for entry in group:
                 if entry.path in missed:
                     not_captured.append(f"{place}/{entry.path}: {missed[entry.path]}")
                     continue
-                digest, size = store.add_blob(Path(scratch) / entry.path)
+                if read is None:
+                    digest, size = store.add_blob(Path(scratch) / entry.path)
+                else:
+                    digest, size = store.add_bytes(contents.pop(entry.path))
                 records.append(
                     {"path": entry.path, "type": "file", "mode": entry.mode & 0o777,
                      "size": size, "sha256": digest}
                 )  # fmt: skip
     return sorted(records, key=lambda r: r["path"])
+
+
+def _read(
+    sandbox: Sandbox, place: str, group: list[TreeEntry], left: _Budget, deadline: float
+) -> tuple[dict[str, bytes], dict[str, str]] | None:
+    """A group of small files read into memory where the backend offers it (`read_files`):
+    only contents the store lacks are then written; None where it does not."""
+    total = sum(e.size for e in group) + left.bytes
+    bound = left.bounds.max_file_bytes
+    return sandbox.read_files(place, [e.path for e in group], bound, total, deadline)
 
 
 def _groups(files: list[TreeEntry]) -> list[list[TreeEntry]]:

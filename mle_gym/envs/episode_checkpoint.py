@@ -11,6 +11,12 @@ store beside the workspace's files), and the lineage of earlier segments.
 Running processes are not captured (mle_gym.checkpoints.workspace.NOT_KEPT says so in every
 checkpoint and every resumed episode's first observation).
 
+A checkpoint also records what the agent's work depends on outside its workspace: the identity
+of its /home/data (data/identity.py) and of the runtime its code ran with (the interpreter and
+packages, tools/runtime.py). A resume compares both with its own, and these decide whether a
+checkpoint of one backend may go on on the other: the backend and its own options may then
+differ, the data and the runtime may not.
+
 The functions here are the `Episode`'s collaborators: they read and set its state, and the
 `Episode` exposes them as `checkpoint` and `resume`.
 """
@@ -28,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from mle_gym.checkpoints.store import CheckpointError, CheckpointStore, checked_blob, read_manifest
 from mle_gym.checkpoints.workspace import NOT_KEPT, RestoreReport, capture, restore
 from mle_gym.data.cache import cache_root
+from mle_gym.data.identity import data_identity
 from mle_gym.envs.config import EnvConfig
 from mle_gym.envs.integrity import IntegrityLog
 from mle_gym.envs.snapshots import Snapshot, elapsed_since
@@ -41,6 +48,10 @@ KIND = "mle-gym-episode/1"
 #: Options that change neither what the episode is nor what the agent may do: a resume may
 #: differ in them (how observations look, how many episodes share the host).
 FREE_OPTIONS = frozenset({"render_mode", "observation_format", "concurrent_episodes"})
+#: Options of one backend (a docker image, a local runtime's path, the limits each sets its
+#: own way): a resume on the other backend may differ in them, where the data and the
+#: runtime the checkpoint records are this env's.
+BACKEND_OPTIONS = frozenset({"backend", "sandbox_options"})
 
 
 def default_directory() -> Path:
@@ -71,6 +82,8 @@ def write_checkpoint(episode: Episode, directory: Path | None = None) -> Path:
         "seed": episode.seed,
         "config": config_record(episode.config),
         "backend": episode.config.backend,
+        "data_identity": data_identity(episode.dirs.public),
+        "runtime": dict(episode._runtime),
         "steps": episode.steps,
         "max_steps": episode.max_steps,
         "time_used": round(elapsed_since(episode._started), 3),
@@ -125,10 +138,11 @@ def checked_meta(episode: Episode, folder: Path) -> dict[str, Any]:
     ours, theirs = config_record(episode.config), meta.get("config")
     if not isinstance(theirs, dict):
         raise CheckpointError(f"{folder}: the checkpoint records no configuration")
+    free = FREE_OPTIONS | BACKEND_OPTIONS if _crossing(meta, episode) else FREE_OPTIONS
     differ = sorted(
         name
         for name in set(ours) | set(theirs)
-        if name not in FREE_OPTIONS and ours.get(name) != theirs.get(name)
+        if name not in free and ours.get(name) != theirs.get(name)
     )
     if differ:
         shown = ", ".join(f"{n}={theirs.get(n)!r} (this env: {ours.get(n)!r})" for n in differ)
@@ -136,12 +150,66 @@ def checked_meta(episode: Episode, folder: Path) -> dict[str, Any]:
             f"{folder} was taken under another configuration: {shown}; make the env with the "
             "checkpoint's options to resume it"
         )
+    _check_data(folder, meta, episode)
+    if episode._runtime:  # this env's sandbox ran: its runtime is known before anything ends
+        _check_runtime(folder, meta, episode)
     for name, kind in (("seed", int), ("steps", int), ("max_steps", int), ("time_used", float)):
         value = meta.get(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise CheckpointError(f"{folder}: the checkpoint's {name} is not valid: {value!r}")
         meta[name] = kind(value)
     return meta
+
+
+def _crossing(meta: dict[str, Any], episode: Episode) -> bool:
+    """Whether the checkpoint was taken on another backend than this env's."""
+    config = meta.get("config")
+    taken_on = config.get("backend") if isinstance(config, dict) else None
+    return taken_on != episode.config.backend
+
+
+def _check_data(folder: Path, meta: dict[str, Any], episode: Episode) -> None:
+    """ValueError when the checkpoint's /home/data is not this env's (a checkpoint of the same
+    backend that records none is taken as it is; one of another backend must record it)."""
+    recorded = meta.get("data_identity")
+    if recorded is None and not _crossing(meta, episode):
+        return
+    ours = data_identity(episode.dirs.public)
+    if recorded != ours:
+        raise ValueError(
+            f"{folder} was taken on other data: its /home/data is "
+            f"{recorded or 'not recorded'}, this env's is {ours} (the competition's prepared "
+            f"files differ); resume it where {episode.competition.id} is prepared from the "
+            "same files"
+        )
+
+
+def _check_runtime(folder: Path, meta: dict[str, Any], episode: Episode) -> None:
+    """ValueError when the runtime the checkpoint's code ran with (interpreter and packages)
+    is not the one this env's sandbox runs, naming what differs. A checkpoint of the same
+    backend is taken as it is where either runtime is unknown; one of another backend is
+    refused then."""
+    recorded, ours = meta.get("runtime"), dict(episode._runtime)
+    crossing = _crossing(meta, episode)
+    if not crossing and (not recorded or not ours):
+        return
+    if not isinstance(recorded, dict) or not recorded or not ours:
+        which = "the checkpoint records no runtime" if not recorded else "this env's is unknown"
+        raise ValueError(
+            f"{folder} was taken on the {meta.get('backend')} backend and {which}: a "
+            "checkpoint resumes on another backend only under the same interpreter and packages"
+        )
+    differ = sorted(n for n in set(recorded) | set(ours) if recorded.get(n) != ours.get(n))
+    if differ:
+        shown = ", ".join(
+            f"{n} {recorded.get(n) or 'absent'} (this env: {ours.get(n) or 'absent'})"
+            for n in differ
+        )
+        raise ValueError(
+            f"{folder} was taken under another runtime: {shown}; resume it where the agent's "
+            "code runs with the same interpreter and packages (both backends do under the "
+            "pinned runtime: `mle-gym build-runtime`)"
+        )
 
 
 @dataclass(frozen=True)
@@ -153,11 +221,18 @@ class Resumed:
 
     def note(self, episode: Episode) -> str:
         """The paragraph the first observation adds: what was resumed and what was not."""
+        taken_on = self.resumed_from.get("backend")
+        moved = (
+            f"It was taken on the {taken_on} backend and goes on on {episode.config.backend}, "
+            "with the same data, interpreter and packages. "
+            if taken_on and taken_on != episode.config.backend
+            else ""
+        )
         lines = [
             f"This episode resumes from a checkpoint taken after step {episode.steps}: your "
             f"files, working directory and exported variables are as they were; "
             f"{episode.max_steps - episode.steps} steps and "
-            f"{max(0.0, episode.time_left()):,.0f} seconds are left. Not restored:",
+            f"{max(0.0, episode.time_left()):,.0f} seconds are left. {moved}Not restored:",
             *(f"- {item}" for item in self.report.not_restored),
         ]
         return "\n".join(lines)
@@ -169,6 +244,7 @@ def resume_into(episode: Episode, folder: Path, meta: dict[str, Any]) -> Resumed
     step count, time used, integrity record, grading budget, development feedback and
     snapshots."""
     episode._start_for_step()
+    _check_runtime(folder, meta, episode)  # known now that the sandbox runs
     report = restore(episode.sandbox, folder)
     try:
         steps, used = meta["steps"], meta["time_used"]
@@ -205,5 +281,6 @@ def resume_into(episode: Episode, folder: Path, meta: dict[str, Any]) -> Resumed
         "steps": steps,
         "seconds": used,
         "parent": meta.get("resumed_from"),
+        "backend": meta.get("backend"),
     }
     return Resumed(report, episode.resumed_from)

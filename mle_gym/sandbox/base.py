@@ -274,6 +274,15 @@ class Sandbox(ABC):
                 target.unlink(missing_ok=True)
         return missed
 
+    def read_files(
+        self, root: str, names: list[str], max_file_bytes: int, max_bytes: int,
+        deadline: float,
+    ) -> tuple[dict[str, bytes], dict[str, str]] | None:  # fmt: skip
+        """`copy_files`, into memory: each name's bytes, and why each name not read was not;
+        for many small files, whose copies on disk cost more than their bytes. None (here)
+        where the backend copies to disk anyway: the caller then uses `copy_files`."""
+        return None
+
     def writable_places(self) -> tuple[str, ...]:
         """Every folder the agent can write to (outer ones before the ones mounted inside
         them), for a checkpoint of the workspace; /dev/shm is left out (shared memory, not

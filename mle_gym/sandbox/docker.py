@@ -30,7 +30,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from docker.errors import APIError, ImageNotFound, NotFound
 from pexpect.fdpexpect import fdspawn
@@ -611,6 +611,43 @@ class DockerSandbox(ShellBackedSandbox):
         left = deadline - time.monotonic()
         if not names or left <= 0:
             return dict.fromkeys(names, LATE)
+        archive, cut = self._archive(root, names, max_bytes, left)
+
+        def write(name: str, data: IO[bytes]) -> None:
+            target = dest / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                with open(target, "wb") as out:
+                    shutil.copyfileobj(data, out)
+            except BaseException:
+                target.unlink(missing_ok=True)
+                raise
+
+        return _unpack(archive, set(names), write, (max_file_bytes, max_bytes), cut)
+
+    def read_files(
+        self, root: str, names: list[str], max_file_bytes: int, max_bytes: int,
+        deadline: float,
+    ) -> tuple[dict[str, bytes], dict[str, str]]:  # fmt: skip
+        """The archive `copy_files` reads, its members kept in memory rather than written
+        out: a checkpoint stores each content once, so an unchanged file costs no write."""
+        left = deadline - time.monotonic()
+        if not names or left <= 0:
+            return {}, dict.fromkeys(names, LATE)
+        archive, cut = self._archive(root, names, max_bytes, left)
+        contents: dict[str, bytes] = {}
+
+        def keep(name: str, data: IO[bytes]) -> None:
+            contents[name] = data.read()
+
+        missed = _unpack(archive, set(names), keep, (max_file_bytes, max_bytes), cut)
+        return contents, missed
+
+    def _archive(
+        self, root: str, names: list[str], max_bytes: int, left: float
+    ) -> tuple[bytes, bool]:
+        """A tar stream of `names` under `root`, made as the agent, read back up to its bound
+        (`max_bytes` and the headers); whether it was cut (at the bound or the time limit)."""
         exec_id = self._exec_create(
             ["timeout", str(max(1, int(min(left, _IO_TIMEOUT)))), "sh", "-c", _TAR_SCRIPT, "sh",
              root],
@@ -621,20 +658,33 @@ class DockerSandbox(ShellBackedSandbox):
         cap = max_bytes + _TAR_OVERHEAD * (len(names) + 4)
         sock = self.client.api.exec_start(exec_id, socket=True)
         frames, archive = _Frames(), bytearray()
+        raw = getattr(sock, "_sock", sock)
+        raw.settimeout(_IO_TIMEOUT + 10)
+        listed = b"".join(n.encode(errors="surrogateescape") + b"\0" for n in names)
+
+        def send() -> None:
+            with contextlib.suppress(OSError):  # the stream broke off: the reader says so
+                raw.sendall(listed)
+                raw.shutdown(socket.SHUT_WR)
+
+        # The names go in while the archive comes out: `tar` writes as it reads them, so
+        # sending them all before reading would stall both once the pipes fill (100,000
+        # names did).
+        sender = threading.Thread(target=send, name="mle-gym-tar-names", daemon=True)
         try:
-            raw = getattr(sock, "_sock", sock)
-            raw.settimeout(_IO_TIMEOUT + 10)
-            raw.sendall(b"".join(n.encode(errors="surrogateescape") + b"\0" for n in names))
-            raw.shutdown(socket.SHUT_WR)
+            sender.start()
             while len(archive) <= cap and (chunk := raw.recv(1 << 16)):
                 archive += frames(chunk)
         except OSError:
             cap = len(archive) - 1  # the stream broke off: what came is all there is
         finally:
+            with contextlib.suppress(OSError):  # a sender still blocked gets its error now
+                raw.shutdown(socket.SHUT_RDWR)
             sock.close()
+            sender.join()
         code = self.client.api.exec_inspect(exec_id)["ExitCode"]
         cut = len(archive) > cap or code in (None, 124)  # still running, or timed out
-        return _unpack(bytes(archive[:cap]), set(names), dest, (max_file_bytes, max_bytes), cut)
+        return bytes(archive[:cap]), cut
 
     def list_files(self, root: str, max_files: int) -> tuple[list[tuple[str, int]], bool]:
         _, out, _ = self._run_exec(["sh", "-c", _LIST_SCRIPT, "sh", root, str(max_files + 1)])
@@ -817,11 +867,15 @@ def _remove(container: Any) -> None:
 
 
 def _unpack(
-    archive: bytes, wanted: set[str], dest: Path, bounds: tuple[int, int], cut: bool
+    archive: bytes,
+    wanted: set[str],
+    keep: Callable[[str, IO[bytes]], None],
+    bounds: tuple[int, int],
+    cut: bool,
 ) -> dict[str, str]:
-    """Write the regular members of a tar stream named in `wanted` under `dest`, within the
-    bounds (bytes a file, bytes in all); why each wanted name was not written. A stream
-    `cut` at its bound keeps what came before the cut."""
+    """Hand `keep` each regular member of a tar stream named in `wanted`, within the bounds
+    (bytes a file, bytes in all); why each wanted name was not kept. A stream `cut` at its
+    bound keeps what came before the cut."""
     missed: dict[str, str] = {}
     written: set[str] = set()
     max_file_bytes, left = bounds
@@ -836,14 +890,8 @@ def _unpack(
                 elif member.size > min(max_file_bytes, left):
                     missed[name] = f"{member.size:,} bytes when copied: over the bound"
                 else:
-                    target = dest / name
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    try:
-                        with members.extractfile(member) as data, open(target, "wb") as out:
-                            shutil.copyfileobj(data, out)
-                    except BaseException:
-                        target.unlink(missing_ok=True)
-                        raise
+                    with members.extractfile(member) as data:
+                        keep(name, data)
                     written.add(name)
                     left -= member.size
     except (tarfile.TarError, EOFError, OSError):

@@ -719,6 +719,12 @@ class LocalSandbox(ShellBackedSandbox):
     ) -> dict[str, str]:  # fmt: skip
         return self._files.copy_many(root, names, dest, max_file_bytes, max_bytes, deadline)
 
+    def read_files(
+        self, root: str, names: list[str], max_file_bytes: int, max_bytes: int,
+        deadline: float,
+    ) -> tuple[dict[str, bytes], dict[str, str]]:  # fmt: skip
+        return self._files.read_many(root, names, max_file_bytes, max_bytes, deadline)
+
     def writable_places(self) -> tuple[str, ...]:
         if not self.isolated:
             return (self.paths.code, self.paths.submission, "/home/agent-home")

@@ -126,32 +126,71 @@ class RootFiles:
         """`Sandbox.copy_files` in batches: the host opens each batch's copies (the agent
         cannot write the host's folder), one hand-over to the agent's thread copies them all
         (one each costs a thread round trip per file)."""
+
+        def open_copy(name: str) -> int:
+            target = dest / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+
+        def copied(name: str, fd: int, outcome: int | str) -> None:
+            if isinstance(outcome, str):
+                (dest / name).unlink(missing_ok=True)
+
+        bounds = (max_file_bytes, max_bytes, deadline)
+        return self._copy_batches(path, names, open_copy, copied, bounds)
+
+    def read_many(
+        self, path: str, names: list[str], max_file_bytes: int, max_bytes: int,
+        deadline: float,
+    ) -> tuple[dict[str, bytes], dict[str, str]]:  # fmt: skip
+        """`copy_many` into memory (`Sandbox.read_files`): each copy goes into a memory file
+        of the host's (memfd), read back, so no file is written on disk."""
+        contents: dict[str, bytes] = {}
+
+        def open_copy(name: str) -> int:
+            return os.memfd_create("mle-gym-copy", os.MFD_CLOEXEC)
+
+        def copied(name: str, fd: int, outcome: int | str) -> None:
+            if not isinstance(outcome, str):
+                contents[name] = _read_all(fd, outcome)
+
+        bounds = (max_file_bytes, max_bytes, deadline)
+        return contents, self._copy_batches(path, names, open_copy, copied, bounds)
+
+    def _copy_batches(
+        self,
+        path: str,
+        names: list[str],
+        open_copy: Callable[[str], int],
+        copied: Callable[[str, int, int | str], None],
+        bounds: tuple[int, int, float],
+    ) -> dict[str, str]:
+        """Each batch's copies opened on the host (`open_copy`), filled in one hand-over to
+        the agent's thread, then handed to `copied` with their size or why they were not
+        copied; why each name not copied was not."""
         relative = _relative(path)
         missed: dict[str, str] = {}
-        left = max_bytes
+        max_file_bytes, left, deadline = bounds
         for start in range(0, len(names), _PUT_BATCH):
             batch = names[start : start + _PUT_BATCH]
             outs: dict[str, int] = {}
             try:
                 for name in batch:
-                    target = dest / name
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
-                    outs[name] = os.open(target, flags, 0o600)
-                bounds = (max_file_bytes, left, deadline)
-                copied = self._as_agent(
-                    lambda root, o=outs, b=bounds: _copy_batch(root, relative, o, b)
+                    outs[name] = open_copy(name)
+                these = (max_file_bytes, left, deadline)
+                done = self._as_agent(
+                    lambda root, o=outs, b=these: _copy_batch(root, relative, o, b)
                 )
+                for name in batch:
+                    outcome = done[name]
+                    copied(name, outs[name], outcome)
+                    if isinstance(outcome, str):
+                        missed[name] = outcome
+                    else:
+                        left -= outcome
             finally:
                 for fd in outs.values():
                     os.close(fd)
-            for name in batch:
-                outcome = copied[name]
-                if isinstance(outcome, str):
-                    missed[name] = outcome
-                    (dest / name).unlink(missing_ok=True)
-                else:
-                    left -= outcome
         return missed
 
     def tree(self, path: str, max_entries: int) -> tuple[list[TreeEntry], bool]:
@@ -488,6 +527,15 @@ def _copy_batch(
         done[name] = size
         left -= size
     return done
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """The first `size` bytes of the file `fd` (a copy just written), from its start."""
+    parts, offset = [], 0
+    while offset < size and (chunk := os.pread(fd, size - offset, offset)):
+        parts.append(chunk)
+        offset += len(chunk)
+    return b"".join(parts)
 
 
 def _batches(entries: list[TreeEntry]) -> Iterator[list[TreeEntry]]:

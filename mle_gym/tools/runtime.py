@@ -3,7 +3,10 @@
 The same code scores differently under different library versions (the local backend runs
 the host's Python environment, the docker image its own), so each episode records the
 runtime it had: a result is comparable with another only under the same runtime. The probe
-reads package metadata (nothing is imported), with the `python3` the agent's shell finds.
+reads package metadata (nothing is imported), with the `python3` the agent's shell finds: the
+versions of the libraries that move scores, and `packages`, a digest of every installed
+distribution's name and version (two runtimes with the same digest have the same packages;
+a checkpoint resumes only under the runtime it was taken in).
 """
 
 from __future__ import annotations
@@ -19,15 +22,18 @@ LIBRARIES = (
     "numpy", "pandas", "scikit-learn", "scipy", "lightgbm", "xgboost", "catboost", "torch",
 )  # fmt: skip
 _PROBE = (
-    "python3 -c 'import importlib.metadata as m, json, platform\n"
+    "python3 -c 'import hashlib, importlib.metadata as m, json, platform\n"
     "def version(name):\n"
     "    try:\n"
     "        return m.version(name)\n"
     "    except Exception:\n"
     "        return None\n"
     f"found = {{n: version(n) for n in {json.dumps(LIBRARIES)}}}\n"  # no single quotes
+    'every = sorted({(d.metadata.get("Name") or "").lower() + "==" + d.version\n'
+    "                for d in m.distributions()})\n"
+    "packages = hashlib.sha256(chr(10).join(every).encode()).hexdigest()[:16]\n"
     'print(json.dumps({"python": platform.python_version(), '
-    "**{n: v for n, v in found.items() if v}}))' 2>/dev/null"
+    '**{n: v for n, v in found.items() if v}, "packages": packages}))\' 2>/dev/null'
 )
 
 
@@ -41,8 +47,9 @@ _probing_guard = threading.Lock()
 
 
 def runtime_versions(sandbox: Sandbox, timeout: float = 60.0) -> dict[str, str]:
-    """{"python": "3.11.7", "numpy": "1.26.4", ...} as the sandbox's `python3` sees them;
-    {} when it has none (or the probe fails: the episode goes on without the record)."""
+    """{"python": "3.11.7", "numpy": "1.26.4", ..., "packages": "<digest>"} as the sandbox's
+    `python3` sees them; {} when it has none (or the probe fails: the episode goes on
+    without the record)."""
     described = sandbox.describe()
     where = described.get("image") or described.get("agent_python") or sys.prefix
     key = (type(sandbox).__name__, str(where))
