@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -18,6 +19,9 @@ import pytest
 import mle_gym
 from mle_gym.checkpoints.store import CHECKSUM, MANIFEST, CheckpointError
 from mle_gym.envs import CompetitionEnv
+from mle_gym.envs.config import EnvConfig
+from mle_gym.envs.episode import Episode
+from mle_gym.envs.episode_checkpoint import checked_meta
 from mle_gym.sandbox.scratch import sweep
 
 SUBMISSION = "/home/submission/submission.csv"
@@ -191,6 +195,17 @@ def test_a_checkpoint_of_another_competition_or_configuration_is_refused(
         # a refused checkpoint ends nothing: the running episode goes on
         observation, *_ = other.step("cat /home/code/mine")
         assert observation.strip() == "running"
+
+        # the GPU devices a batch's worker slot hands the episode may differ, not their number
+        def on_gpus(*ids: str):
+            return lambda meta: meta["config"].update(sandbox_options={"gpus": list(ids)})
+
+        on_one = Episode.open("sklearn-digits", EnvConfig(**OPTIONS, backend="local"))
+        # (this host has no GPU to start such a sandbox: only the recorded option differs)
+        on_one.config = replace(on_one.config, sandbox_options={"gpus": ["1"]})
+        checked_meta(on_one, _forged(folder, on_gpus("0")))
+        with pytest.raises(ValueError, match=r"sandbox_options=\{'gpus': 2\}"):
+            checked_meta(on_one, _forged(folder, on_gpus("0", "1")))
 
         # the same checkpoint, rewritten (checksum and all) as another competition's
         forged = _forged(folder, lambda meta: meta.update(competition_id="spaceship-titanic"))

@@ -66,6 +66,16 @@ def config_record(config: EnvConfig) -> dict[str, Any]:
     return json.loads(json.dumps(record, default=str))
 
 
+def _devices_as_counts(record: dict[str, Any]) -> dict[str, Any]:
+    """`record` with a list of GPU device ids read as their count: which devices a batch's
+    worker slot hands an episode is not what the episode is, how many it has is (a rerun
+    may give the episode another slot)."""
+    options = record.get("sandbox_options")
+    if not isinstance(options, dict) or not isinstance(options.get("gpus"), list):
+        return record
+    return {**record, "sandbox_options": {**options, "gpus": len(options["gpus"])}}
+
+
 def write_checkpoint(episode: Episode, directory: Path | None = None) -> Path:
     """Capture the running `episode` into the store at `directory`; the checkpoint's folder.
     Starts the sandbox of an episode that has not begun; RuntimeError when none runs."""
@@ -138,6 +148,7 @@ def checked_meta(episode: Episode, folder: Path) -> dict[str, Any]:
     ours, theirs = config_record(episode.config), meta.get("config")
     if not isinstance(theirs, dict):
         raise CheckpointError(f"{folder}: the checkpoint records no configuration")
+    ours, theirs = _devices_as_counts(ours), _devices_as_counts(theirs)
     free = FREE_OPTIONS | BACKEND_OPTIONS if _crossing(meta, episode) else FREE_OPTIONS
     differ = sorted(
         name
