@@ -18,7 +18,7 @@ import pytest
 
 from mle_gym.competitions import all_competitions
 from mle_gym.competitions.spec import Column, SubmissionFormat
-from mle_gym.grading import clean_submission, validation
+from mle_gym.grading import validation
 from mle_gym.grading.errors import InvalidSubmission
 from mle_gym.grading.id_index import IntegerIdIndex, TextIdIndex
 from mle_gym.grading.validation import answer_key, validate_against
@@ -137,8 +137,6 @@ def test_the_clean_path_gives_the_general_paths_outcome(comp, tmp_path, monkeypa
     key = answer_key(answers, fmt)
     assert type(key.ids) is (IntegerIdIndex if style == "dense integers" else TextIdIndex)
 
-    # long text columns are reordered in parts taken side by side: make every one long
-    monkeypatch.setattr(clean_submission, "_PARALLEL_ROWS", 2)
     taken = []
     real = validation.clean_predictions
     monkeypatch.setattr(

@@ -7,7 +7,7 @@ import pandas as pd
 
 from mle_gym.grading.metrics import Metric
 from mle_gym.grading.metrics.binary_auc import binary_roc_auc
-from mle_gym.grading.parallel import in_parallel
+from mle_gym.grading.metrics.by_column import score_columns
 
 
 def accuracy(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]) -> float:
@@ -23,7 +23,7 @@ def roc_auc(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]
     """Area under the ROC curve, averaged over target columns (macro)."""
     truth = [answers[c].to_numpy() for c in targets]
     guess = [predictions[c].to_numpy() for c in targets]
-    scores = in_parallel(lambda k: binary_roc_auc(truth[k], guess[k]), len(targets))
+    scores = score_columns(lambda k: binary_roc_auc(truth[k], guess[k]), len(targets))
     return float(np.mean(scores))
 
 
