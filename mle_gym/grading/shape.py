@@ -28,6 +28,7 @@ _CELL_LIMIT = 16 * 1024**2
 ROW_FACTOR = 3
 ROW_SLACK = 1000
 _CHUNK = 1 << 20
+_LF = 0x0A
 
 
 def header_limit(expected_columns: int) -> int:
@@ -94,8 +95,17 @@ def check_line_count(path: Path, expected_rows: int) -> None:
 
 
 def _line_endings(chunk: bytes) -> int:
-    """Line endings in `chunk`: each LF, and each CR not followed by an LF."""
-    return chunk.count(b"\n") + chunk.count(b"\r") - chunk.count(b"\r\n")
+    """Line endings in `chunk`: each LF, and each CR not followed by an LF.
+
+    This pass reads the whole submission before it is parsed, so it is kept to one
+    vectorised count of LFs (numpy's is several times quicker than `bytes.count`); CRs are
+    counted only in a chunk that has one (almost no file does), which a memchr finds."""
+    import numpy as np
+
+    lines = int(np.count_nonzero(np.frombuffer(chunk, dtype=np.uint8) == _LF))
+    if b"\r" in chunk:
+        lines += chunk.count(b"\r") - chunk.count(b"\r\n")
+    return lines
 
 
 def _line_end(head: bytes) -> int:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn import metrics as skm
 
 from mle_gym.grading.metrics import Metric
+from mle_gym.grading.metrics.binary_auc import binary_roc_auc
 from mle_gym.grading.metrics.by_column import score_columns
 
 
@@ -23,7 +23,7 @@ def roc_auc(answers: pd.DataFrame, predictions: pd.DataFrame, targets: list[str]
     """Area under the ROC curve, averaged over target columns (macro)."""
     truth = [answers[c].to_numpy() for c in targets]
     guess = [predictions[c].to_numpy() for c in targets]
-    scores = score_columns(lambda k: skm.roc_auc_score(truth[k], guess[k]), len(targets))
+    scores = score_columns(lambda k: binary_roc_auc(truth[k], guess[k]), len(targets))
     return float(np.mean(scores))
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn import metrics as skm
 
 from mle_gym.grading.metrics import Metric
+from mle_gym.grading.metrics.binary_auc import binary_roc_auc
 from mle_gym.grading.metrics.by_column import score_columns
 
 
@@ -27,7 +27,7 @@ def roc_auc_scored_rows(
     truth = answers.loc[keep, targets].to_numpy(float)
     scores = predictions.loc[keep, targets].to_numpy(float)
     # scikit-learn's macro average: each column's AUC, then their plain mean in column order.
-    per_column = score_columns(lambda k: skm.roc_auc_score(truth[:, k], scores[:, k]), len(targets))
+    per_column = score_columns(lambda k: binary_roc_auc(truth[:, k], scores[:, k]), len(targets))
     return float(np.average(per_column))
 
 

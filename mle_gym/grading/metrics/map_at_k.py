@@ -66,8 +66,9 @@ def average_precisions(relevant: pa.ListArray, predicted: pa.ListArray, k: int) 
 
     guess_rows = _row_of_each(predicted)
     guess_keys = guess_rows * span + codes[len(true_items) :]
-    first = np.zeros(len(guess_keys), dtype=bool)
-    first[np.unique(guess_keys, return_index=True)[1]] = True
+    # a prediction counts only where it is the first of its row (pandas hashes the keys:
+    # np.unique's first indices need a stable sort, three times slower on H&M's 1.2M)
+    first = ~pd.Series(guess_keys).duplicated(keep="first").to_numpy()
     at = np.minimum(np.searchsorted(true_keys, guess_keys), max(len(true_keys) - 1, 0))
     hit = first & (true_keys[at] == guess_keys) if len(true_keys) else first & False
     starts = np.asarray(predicted.offsets)[:-1] - np.asarray(predicted.offsets)[0]
