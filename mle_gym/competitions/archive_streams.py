@@ -166,7 +166,8 @@ class JsonArrayReader:
         self._retry_at = 2 * len(self._buffer)
 
 
-#: The write time (1980-01-01 UTC) recorded for members added by `add_with_fixed_time`.
+#: The time (1980-01-01 UTC) prepares stamp on what they archive (7z and tar members, gzip
+#: headers), so two preparations give the same bytes.
 FIXED_MEMBER_TIME = 315532800
 
 

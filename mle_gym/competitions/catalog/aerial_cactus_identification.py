@@ -17,10 +17,8 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.zip_members import ZIP_TIME
 from mle_gym.lazy import train_test_split
-
-#: Fixed timestamp of the archive members, so a preparation is reproducible.
-_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 def _zip_images(source: zipfile.ZipFile, ids: Iterable[str], archive: Path) -> None:
@@ -30,7 +28,7 @@ def _zip_images(source: zipfile.ZipFile, ids: Iterable[str], archive: Path) -> N
     """
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as target:
         for image_id in ids:
-            member = zipfile.ZipInfo(image_id, date_time=_ZIP_TIME)
+            member = zipfile.ZipInfo(image_id, date_time=ZIP_TIME)
             member.compress_type = zipfile.ZIP_DEFLATED
             target.writestr(member, source.read(f"train/{image_id}"))
 

@@ -29,6 +29,7 @@ import random
 import shutil
 from pathlib import Path
 
+from mle_gym.competitions.archive_streams import FIXED_MEMBER_TIME
 from mle_gym.competitions.hardlink_helpers import place_file
 from mle_gym.competitions.per_category_split import (
     categories_of,
@@ -51,8 +52,6 @@ from mle_gym.competitions.spec import (
 ARCHIVE = "train_val2019.tar.gz"
 #: The folder of Kaggle's archive that public/'s copy of it leaves out.
 FOLDER = "train_val2019/"
-#: The time every test image is stamped with (1980-01-01 UTC).
-_TEST_TIME = 315532800
 
 
 def split_archive(
@@ -109,7 +108,11 @@ def _pack_in_name_order(scratch: Path, modes: dict[str, int], dest: Path) -> Non
         for arcname in sorted(modes):
             path = scratch / arcname
             info = tarfile.TarInfo(arcname)
-            info.size, info.mtime, info.mode = path.stat().st_size, _TEST_TIME, modes[arcname]
+            info.size, info.mtime, info.mode = (
+                path.stat().st_size,
+                FIXED_MEMBER_TIME,
+                modes[arcname],
+            )
             with path.open("rb") as handle:
                 tar.addfile(info, handle)
             progress.add(info.size)

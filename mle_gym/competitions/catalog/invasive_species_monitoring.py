@@ -28,12 +28,11 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.zip_members import ZIP_TIME
 
 #: Our own plain copy of the sample submission in public/ (MLE-bench only publishes it
 #: zipped), with a quoted header so that no public file repeats a private one byte for byte.
 PLAIN_SAMPLE = "sample_submission.csv"
-#: Fixed time of the zip members, so that a preparation is reproducible.
-_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 class _Photo:
@@ -86,7 +85,7 @@ def _split_photos(train_7z: Path, folders: dict[str, str], public: Path, scratch
 
 def _write_zip(archive: Path, name: str, text: str) -> None:
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as target:
-        target.writestr(zipfile.ZipInfo(name, date_time=_ZIP_TIME), text, zipfile.ZIP_DEFLATED)
+        target.writestr(zipfile.ZipInfo(name, date_time=ZIP_TIME), text, zipfile.ZIP_DEFLATED)
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:

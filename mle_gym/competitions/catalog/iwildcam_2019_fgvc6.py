@@ -32,17 +32,15 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.zip_members import ZIP_TIME
 from mle_gym.lazy import train_test_split
-
-#: Fixed timestamp of the archive members, so a preparation is reproducible.
-_ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 def rezip(source: zipfile.ZipFile, names: Iterable[str], archive: Path, what: str) -> None:
     """Copy members `names` of `source` into a new deflated `archive`, one stream at a time."""
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as target, Progress(what) as progress:
         for name in names:
-            member = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
+            member = zipfile.ZipInfo(name, date_time=ZIP_TIME)
             member.compress_type = zipfile.ZIP_DEFLATED
             member.external_attr = 0o644 << 16
             with source.open(name) as src, target.open(member, "w") as dst:

@@ -36,6 +36,7 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from mle_gym.competitions.archive_streams import FIXED_MEMBER_TIME
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.dev_rules import rebuilt_raw
@@ -69,9 +70,6 @@ PLACED_AS_THEY_ARE = (
 )
 LABEL_FIELD = "Labels"
 GESTURES = 20
-#: The time written in the gzip header of a new archive (1980-01-01 UTC): two
-#: preparations give the same bytes.
-_GZIP_TIME = 315532800
 #: Zips up to this size are rewritten in memory, larger ones through a temporary file.
 _SPOOL_BYTES = 512 * 1024 * 1024
 
@@ -120,7 +118,7 @@ def _is_top_level(member: tarfile.TarInfo) -> bool:
 def _new_tar_gz(dest: Path, compresslevel: int = 1) -> Iterator[tarfile.TarFile]:
     """A gzip-compressed tar open for writing, its gzip header's time fixed."""
     with (
-        gzip.GzipFile(dest, "wb", compresslevel=compresslevel, mtime=_GZIP_TIME) as packed,
+        gzip.GzipFile(dest, "wb", compresslevel=compresslevel, mtime=FIXED_MEMBER_TIME) as packed,
         tarfile.open(fileobj=packed, mode="w") as tar,
     ):
         yield tar
