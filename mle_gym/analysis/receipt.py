@@ -13,7 +13,6 @@ carving the run used, the same split carved again, or another one. The verdict i
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mle_gym.data.cache import NotPrepared, cache_root
+from mle_gym.data.checksums import md5_of
 from mle_gym.data.dev_variant import (
     DevVariantUnavailable,
     check_dev_variant,
@@ -94,10 +94,6 @@ def _stored_manifest(path: Path) -> dict | None:
     return manifest if isinstance(manifest, dict) else None
 
 
-def _manifest_md5(path: Path) -> str:
-    return hashlib.md5(path.read_bytes()).hexdigest()
-
-
 def variant_receipt(competition_id: str, uses: list[EpisodeUse], root: Path | None) -> dict:
     """One competition's development variant: its manifest, the fresh check, and whether the
     variant stored now is the one `uses` (its episodes) recorded."""
@@ -119,7 +115,7 @@ def variant_receipt(competition_id: str, uses: list[EpisodeUse], root: Path | No
             "train_ids": len(manifest.get("train_ids", ())),
             "test_ids": len(manifest.get("test_ids", ())),
             "files": manifest.get("files", {}),
-            "manifest_md5": _manifest_md5(dirs.manifest),
+            "manifest_md5": md5_of(dirs.manifest),
             "digest": content_digest(manifest),
         }
     entry["check"] = {"ok": not problems, "error": problems[0] if problems else None}
