@@ -16,6 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from mle_gym.competitions.zip_members import FIXED_TIME
+
 
 class Receiver(Protocol):
     """Takes one archive member's bytes: `write` for each chunk, `close` at its end."""
@@ -166,15 +168,10 @@ class JsonArrayReader:
         self._retry_at = 2 * len(self._buffer)
 
 
-#: The time (1980-01-01 UTC) prepares stamp on what they archive (7z and tar members, gzip
-#: headers), so two preparations give the same bytes.
-FIXED_MEMBER_TIME = 315532800
-
-
 def add_with_fixed_time(target: Any, path: Path, arcname: str) -> None:
     """Add the file at `path` to `target`, a py7zr archive open for writing, as `arcname`.
 
     7z records each member's write time; it is fixed first, so that the archive's bytes
     depend only on what it holds and two preparations give the same md5."""
-    os.utime(path, (FIXED_MEMBER_TIME, FIXED_MEMBER_TIME))
+    os.utime(path, (FIXED_TIME, FIXED_TIME))
     target.write(path, arcname=arcname)

@@ -8,8 +8,11 @@ import shutil
 import zipfile
 from pathlib import Path
 
-#: The earliest time a zip can store.
+#: The earliest time a zip can store, as the fields a zip member's time has.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+#: The same time (1980-01-01 UTC) in seconds, for the other archives prepares write (7z and
+#: tar members, gzip headers).
+FIXED_TIME = 315532800
 
 
 def fixed_member(name: str, compress_type: int = zipfile.ZIP_STORED) -> zipfile.ZipInfo:

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from mle_gym.competitions import get_competition
-from mle_gym.competitions.archive_streams import FIXED_MEMBER_TIME
 from mle_gym.competitions.catalog import invasive_species_monitoring
 from mle_gym.competitions.prepare_progress import Progress
+from mle_gym.competitions.zip_members import FIXED_TIME
 from tests.competitions.support import assert_invalid, assert_scores_like_the_sample, grade_frame
 from tests.competitions.test_archive_streams import unpacked
 from tests.fixtures.raw import generator_for
@@ -131,5 +131,5 @@ def test_a_written_photo_gets_a_fixed_write_time(tmp_path: Path) -> None:
         photo.write(b"second part \xff\xd9")
         photo.close()
     data = b"\xff\xd8 first part second part \xff\xd9"
-    assert archive.written == [("test/7.jpg", data, FIXED_MEMBER_TIME * 10**9)]
+    assert archive.written == [("test/7.jpg", data, FIXED_TIME * 10**9)]
     assert (progress.files, progress.nbytes) == (1, len(data))

@@ -29,7 +29,6 @@ import random
 import shutil
 from pathlib import Path
 
-from mle_gym.competitions.archive_streams import FIXED_MEMBER_TIME
 from mle_gym.competitions.hardlink_helpers import place_file
 from mle_gym.competitions.per_category_split import (
     categories_of,
@@ -48,6 +47,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.zip_members import FIXED_TIME
 
 ARCHIVE = "train_val2019.tar.gz"
 #: The folder of Kaggle's archive that public/'s copy of it leaves out.
@@ -110,7 +110,7 @@ def _pack_in_name_order(scratch: Path, modes: dict[str, int], dest: Path) -> Non
             info = tarfile.TarInfo(arcname)
             info.size, info.mtime, info.mode = (
                 path.stat().st_size,
-                FIXED_MEMBER_TIME,
+                FIXED_TIME,
                 modes[arcname],
             )
             with path.open("rb") as handle:

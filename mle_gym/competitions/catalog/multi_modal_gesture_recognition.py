@@ -36,7 +36,6 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from mle_gym.competitions.archive_streams import FIXED_MEMBER_TIME
 from mle_gym.competitions.csv_io import read_csv
 from mle_gym.competitions.dev_ids import ids_in
 from mle_gym.competitions.dev_rules import rebuilt_raw
@@ -51,6 +50,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.zip_members import FIXED_TIME
 from mle_gym.lazy import pd
 
 TEST_ARCHIVE = "training4.tar.gz"
@@ -118,7 +118,7 @@ def _is_top_level(member: tarfile.TarInfo) -> bool:
 def _new_tar_gz(dest: Path, compresslevel: int = 1) -> Iterator[tarfile.TarFile]:
     """A gzip-compressed tar open for writing, its gzip header's time fixed."""
     with (
-        gzip.GzipFile(dest, "wb", compresslevel=compresslevel, mtime=FIXED_MEMBER_TIME) as packed,
+        gzip.GzipFile(dest, "wb", compresslevel=compresslevel, mtime=FIXED_TIME) as packed,
         tarfile.open(fileobj=packed, mode="w") as tar,
     ):
         yield tar
