@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 FOLDER = ".answer-keys"
 #: Bump when the key's content changes meaning (how ids are stripped, values typed...).
-LAYOUT = 2
+LAYOUT = 3
 #: Prefix of the id index's columns in the key file; no submission column is named so.
 INDEX_PREFIX = "mle_gym.index."
 
@@ -80,12 +80,28 @@ def _read(path: Path, id_column: str) -> AnswerKey | None:
 
 
 def _array(column: pa.ChunkedArray) -> np.ndarray:
-    """A numeric column as numpy, without a copy when it is one piece (memory-mapped)."""
+    """A numeric column as numpy, without a copy when it is one piece (memory-mapped); a
+    column of fixed-size lists as a matrix of one row per list."""
     import numpy as np
+    import pyarrow as pa
 
+    if pa.types.is_fixed_size_list(column.type):
+        width = column.type.list_size
+        flat = [np.asarray(c.flatten()) for c in column.chunks]
+        values = flat[0] if len(flat) == 1 else np.concatenate(flat)
+        return values.reshape(len(column), width)
     if column.num_chunks == 1:
         return np.asarray(column.chunk(0))
     return column.to_numpy()
+
+
+def _column(values: np.ndarray) -> pa.Array:
+    """An index array as an Arrow column: a matrix becomes one fixed-size list per row."""
+    import pyarrow as pa
+
+    if values.ndim == 2:
+        return pa.FixedSizeListArray.from_arrays(pa.array(values.ravel()), values.shape[1])
+    return pa.array(values)
 
 
 def _write(path: Path, key: AnswerKey) -> None:
@@ -99,7 +115,7 @@ def _write(path: Path, key: AnswerKey) -> None:
         return  # values Arrow cannot hold: this key is rebuilt each time
     if key.ids is not None:
         for name, values in key.ids.columns().items():
-            table = table.append_column(INDEX_PREFIX + name, pa.array(values))
+            table = table.append_column(INDEX_PREFIX + name, _column(values))
     table = table.replace_schema_metadata({"integer_ids": "1" if key.integer_ids else "0"})
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}")
     try:
