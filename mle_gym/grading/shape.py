@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mle_gym.grading.errors import InvalidSubmission
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Columns allowed beyond the expected ones: extra columns are sometimes tolerated (an
 #: index column, a comment), never thousands of them.
@@ -28,7 +32,7 @@ _CELL_LIMIT = 16 * 1024**2
 ROW_FACTOR = 3
 ROW_SLACK = 1000
 _CHUNK = 1 << 20
-_LF = 0x0A
+_LF, _CR = 0x0A, 0x0D
 
 
 def header_limit(expected_columns: int) -> int:
@@ -76,13 +80,20 @@ def check_line_count(path: Path, expected_rows: int) -> None:
     fixed-size chunks, stopping as soon as the bound is passed; past it, count CSV
     records instead (a sample that keeps long multi-line text cells, such as a question's
     body, has many lines per row) before refusing."""
+    import numpy as np
+
     most = ROW_FACTOR * expected_rows + ROW_SLACK
     lines = 0
     carried_cr = False  # a CR ended the last chunk: an LF first here is its CRLF
-    with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            lines += _line_endings(chunk) - (carried_cr and chunk.startswith(b"\n"))
-            carried_cr = chunk.endswith(b"\r")
+    # one buffer and one scratch array for every chunk: fresh ones each time cost page
+    # faults, which in the grading child are much of a pass over a large file
+    capacity = max(1, min(_CHUNK, path.stat().st_size))
+    buffer = bytearray(capacity)
+    scratch = np.empty(capacity, dtype=bool)
+    with open(path, "rb", buffering=0) as handle:
+        while size := handle.readinto(buffer):
+            lines += _line_endings(buffer, size, scratch) - (carried_cr and buffer[0] == _LF)
+            carried_cr = buffer[size - 1] == _CR
             if lines > most:
                 break
         else:
@@ -94,17 +105,20 @@ def check_line_count(path: Path, expected_rows: int) -> None:
         )
 
 
-def _line_endings(chunk: bytes) -> int:
-    """Line endings in `chunk`: each LF, and each CR not followed by an LF.
+def _line_endings(buffer: bytearray, size: int, scratch: np.ndarray) -> int:
+    """Line endings in the first `size` bytes of `buffer`: each LF, and each CR not
+    followed by an LF.
 
     This pass reads the whole submission before it is parsed, so it is kept to one
-    vectorised count of LFs (numpy's is several times quicker than `bytes.count`); CRs are
-    counted only in a chunk that has one (almost no file does), which a memchr finds."""
+    vectorised count of LFs (numpy's is several times quicker than `bytes.count`), into
+    `scratch`; CRs are counted only in a chunk that has one (almost no file does), which
+    a memchr finds."""
     import numpy as np
 
-    lines = int(np.count_nonzero(np.frombuffer(chunk, dtype=np.uint8) == _LF))
-    if b"\r" in chunk:
-        lines += chunk.count(b"\r") - chunk.count(b"\r\n")
+    view = np.frombuffer(buffer, dtype=np.uint8, count=size)
+    lines = int(np.count_nonzero(np.equal(view, _LF, out=scratch[:size])))
+    if buffer.find(b"\r", 0, size) >= 0:
+        lines += buffer.count(b"\r", 0, size) - buffer.count(b"\r\n", 0, size)
     return lines
 
 
