@@ -108,12 +108,21 @@ def _variants(answers: pd.DataFrame, fmt: SubmissionFormat) -> dict[str, pd.Data
     return out
 
 
-def _outcome(path: Path, key, fmt: SubmissionFormat):
+def _outcome(path: Path, key, fmt: SubmissionFormat, rows: np.ndarray | None = None):
     try:
-        truth, predictions, warnings = validate_against(path, key, fmt)
+        truth, predictions, warnings = validate_against(path, key, fmt, rows)
     except InvalidSubmission as exc:
         return ("invalid", str(exc))
     return ("valid", truth, predictions, warnings)
+
+
+def _only(outcome, rows: np.ndarray):
+    """A whole outcome cut to the key rows `rows`, as a metric reading only them sees it."""
+    if outcome[0] == "invalid":
+        return outcome
+    truth, predictions, warnings = outcome[1:]
+    cut = [frame[rows].reset_index(drop=True) for frame in (truth, predictions)]
+    return ("valid", *cut, warnings)
 
 
 def _same(clean, general) -> None:
@@ -151,6 +160,10 @@ def test_the_clean_path_gives_the_general_paths_outcome(comp, tmp_path, monkeypa
             off.setattr(validation, "clean_predictions", lambda *a: None)
             general = _outcome(path, key, fmt)
         _same(clean, general)
+        # a metric that reads some rows (MAP@k's answered ones) is given only those, every
+        # row still checked: the same refusal, or the whole outcome's rows
+        rows = np.random.default_rng(len(name)).random(ROWS) < 0.3
+        _same(_outcome(path, key, fmt, rows), _only(general, rows))
         if name == "the answers, shuffled":
             assert taken and taken[0] is not None, "a clean submission took the general path"
 
@@ -182,3 +195,23 @@ def test_a_hash_that_finds_the_wrong_row_is_caught_by_comparing_the_ids(monkeypa
     real = id_index._hash
     monkeypatch.setattr(id_index, "_hash", lambda packed: np.roll(real(packed), 1))
     assert index.match(shuffled) is None
+
+
+@pytest.mark.parametrize("wanted", [0.1, 0.9])
+def test_cells_of_many_chunks_are_taken_in_order(wanted):
+    """A few rows of a many-chunk column are taken chunk by chunk, most rows after joining
+    the chunks: either way the cells in the order asked, as one take of the whole."""
+    import pyarrow as pa
+
+    from mle_gym.grading.clean_submission import _taken
+
+    rng = np.random.default_rng(7)
+    cells = [f"cell {x} " * (x % 5) for x in range(5_000)]
+    sizes = rng.integers(0, 400, 40)  # empty chunks too
+    ends = np.cumsum(sizes)
+    ends = np.append(ends[ends < len(cells)], len(cells))
+    starts = np.concatenate(([0], ends[:-1]))
+    chunks = [pa.array(cells[a:b], pa.large_string()) for a, b in zip(starts, ends, strict=True)]
+    column = pa.chunked_array(chunks)
+    order = rng.permutation(len(cells))[: int(wanted * len(cells))]
+    assert _taken(column, order).equals(column.combine_chunks().take(order))

@@ -137,10 +137,10 @@ def _preload() -> None:
     import pyarrow.csv  # noqa: F401
     import sklearn.metrics  # noqa: F401
 
-    from mle_gym.grading.metrics import METRICS
+    from mle_gym.grading.metrics import METRICS, SCORED_ROWS
     from mle_gym.grading.validation import validate  # noqa: F401
 
-    len(METRICS)  # gathers every metric module
+    len(METRICS), len(SCORED_ROWS)  # gathers every metric module
 
 
 def warm_up() -> None:

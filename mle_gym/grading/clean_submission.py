@@ -34,10 +34,37 @@ def in_order(values: pd.Series, order: np.ndarray) -> pd.Series:
     return values.take(order).reset_index(drop=True)
 
 
-def _text(table: pa.Table, name: str) -> pd.Series:
-    """The column as the general path's text frame holds it (same conversion, same dtype;
-    read as large_string, so nothing is copied)."""
-    return table.select([name]).to_pandas()[name]
+def _taken(column: pa.ChunkedArray, order: np.ndarray) -> pa.Array:
+    """`column`'s cells in `order`. pyarrow's take of a chunked array first joins every
+    chunk into one copy; that copy is kept when most cells are wanted, but a few rows of
+    many chunks (H&M scores a tenth of its customers) are taken chunk by chunk instead,
+    so only the wanted cells are copied."""
+    import numpy as np
+    import pyarrow as pa
+
+    if column.num_chunks == 1 or 2 * len(order) >= len(column):
+        return column.combine_chunks().take(order)
+    sizes = np.fromiter((len(c) for c in column.chunks), np.int64, column.num_chunks)
+    starts = np.concatenate(([0], np.cumsum(sizes)))
+    chunk_of = np.searchsorted(starts, order, side="right") - 1
+    by_chunk = np.argsort(chunk_of, kind="stable")
+    bounds = np.searchsorted(chunk_of[by_chunk], np.arange(column.num_chunks + 1))
+    pieces = [
+        column.chunk(k).take(order[by_chunk[bounds[k] : bounds[k + 1]]] - starts[k])
+        for k in range(column.num_chunks)
+        if bounds[k + 1] > bounds[k]
+    ]
+    back = np.empty_like(by_chunk)
+    back[by_chunk] = np.arange(len(by_chunk))
+    return pa.concat_arrays(pieces).take(back) if pieces else column.chunk(0).slice(0, 0)
+
+
+def _text(column: pa.ChunkedArray, name: str, order: np.ndarray) -> pd.Series:
+    """The column's cells in `order`, as the general path's text frame holds them (same
+    conversion, same dtype: read as large_string, so the conversion copies nothing)."""
+    import pyarrow as pa
+
+    return pa.table({name: _taken(column, order)}).to_pandas()[name]
 
 
 def _unpadded(column: pa.ChunkedArray) -> bool:
@@ -72,17 +99,23 @@ def _booleans(column: pa.ChunkedArray) -> pd.Series | None:
 
 
 def _labels(column: pa.ChunkedArray, spec: Column, order: np.ndarray) -> pd.Series | None:
-    """A column of a closed label set, reordered through each cell's place in the set
-    (cheaper than reordering text); None when a cell is not one of the labels as written."""
+    """A column of a closed label set, read dictionary-encoded (see `_types`) and reordered
+    through each cell's place in the set (cheaper than reordering text); None when a cell
+    is not one of the labels as written."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     labels = pa.array(spec.labels, type=pa.string())
-    codes = pc.index_in(column, value_set=labels)
-    if codes.null_count:
-        return None
-    reordered = codes.to_numpy()[order].astype(np.int32, copy=False)
+    # the codes are narrowed: a label set is small, so a row's code takes a byte, not four
+    narrow = np.int8 if len(labels) <= 127 else np.int32
+    pieces = []
+    for chunk in column.chunks:  # each chunk has a dictionary of its own few values
+        place = pc.index_in(chunk.dictionary, value_set=labels)
+        if place.null_count:
+            return None
+        pieces.append(place.to_numpy().astype(narrow)[chunk.indices.to_numpy()])
+    reordered = np.concatenate(pieces)[order] if pieces else np.zeros(0, narrow)
     text = pc.cast(pa.DictionaryArray.from_arrays(pa.array(reordered), labels), pa.large_string())
     return pa.table({spec.name: text}).to_pandas()[spec.name]
 
@@ -98,7 +131,7 @@ def _column(table: pa.Table, spec: Column, order: np.ndarray) -> pd.Series | Non
     elif spec.kind == "bool":
         values = _booleans(column)
     elif spec.kind == "text" or _unpadded(column):
-        values = _text(table, spec.name)
+        return _text(column, spec.name, order)
     else:
         values = None
     return None if values is None else in_order(values, order)
@@ -112,18 +145,21 @@ def _types(fmt: SubmissionFormat) -> dict[str, pa.DataType]:
 
     kinds = {"probability": pa.float64(), "score": pa.float64(), "number": pa.float64(),
              "bool": pa.bool_()}  # fmt: skip
-    # Ids and closed labels are only looked up, never made into pandas text: the narrower
-    # string type holds them in less memory.
-    narrow = {c.name: pa.string() for c in fmt.columns if c.kind == "label" and c.labels}
+    # Ids and closed labels are only looked up, never made into pandas text: ids as the
+    # narrower string type, labels dictionary-encoded (a chunk's few distinct values once).
+    narrow = {c.name: pa.dictionary(pa.int32(), pa.string())
+              for c in fmt.columns if c.kind == "label" and c.labels}  # fmt: skip
     typed = {c.name: kinds[c.kind] for c in fmt.columns if c.kind in kinds}
     return {fmt.id_column: pa.string(), **narrow, **typed}
 
 
 def clean_predictions(
-    path: Path, fmt: SubmissionFormat, index: IdIndex, expected_ids: pd.Series
-) -> pd.DataFrame | None:
+    path: Path, fmt: SubmissionFormat, index: IdIndex, expected_ids: pd.Series,
+    rows: np.ndarray | None = None,
+) -> pd.DataFrame | None:  # fmt: skip
     """The predictions of the submission at `path`, lined up with the answer key's rows
-    (ids `expected_ids`) and typed; or None when it needs the general path."""
+    (ids `expected_ids`) and typed; or None when it needs the general path. `rows`: the
+    only key rows wanted (then `expected_ids` are theirs); every row is checked still."""
     import pandas as pd
 
     table = read_table(path, _types(fmt))
@@ -134,6 +170,8 @@ def clean_predictions(
     order = index.match(table.column(fmt.id_column))
     if order is None:
         return None
+    if rows is not None:
+        order = order[rows]
     table = table.drop_columns([fmt.id_column])  # its memory is free for the columns' copies
     typed = {}
     for spec in fmt.columns:

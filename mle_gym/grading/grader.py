@@ -8,7 +8,7 @@ from mle_gym.competitions.spec import Competition, Thresholds
 from mle_gym.grading.answer_keys import load_key
 from mle_gym.grading.errors import AnswerKeyError, InvalidSubmission
 from mle_gym.grading.medals import beats, medal
-from mle_gym.grading.metrics import METRICS
+from mle_gym.grading.metrics import METRICS, SCORED_ROWS
 from mle_gym.grading.report import GradeReport
 from mle_gym.grading.validation import AnswerKey, read_as_text, validate_against
 
@@ -57,10 +57,14 @@ def score_submission(
     comp: Competition, submission: Path, private_dir: Path
 ) -> tuple[float, list[str]]:
     """The metric's value (rounded to 5 decimals, as MLE-bench reports) and any warnings."""
+    key = _key(comp, private_dir)
+    targets = comp.submission.target_names
+    scored = SCORED_ROWS.get(comp.metric)
+    rows = scored(key.frame, targets) if scored is not None else None
     truth, predictions, warnings = validate_against(
-        submission, _key(comp, private_dir), comp.submission
+        submission, key, comp.submission, None if rows is None or rows.all() else rows
     )
-    value = METRICS[comp.metric](truth, predictions, comp.submission.target_names)
+    value = METRICS[comp.metric](truth, predictions, targets)
     return round(float(value), 5), warnings
 
 
