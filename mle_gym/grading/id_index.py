@@ -193,25 +193,23 @@ class TextIdIndex:
 
         A hash's bucket is its top 32 bits scaled to the number of ids; the sorted hashes
         fill the buckets in order, so a bucket is a short run of them, starting at
-        `starts[bucket]`, and most lookups end at its first entry."""
+        `starts[bucket]`, and most lookups end at its first entry. A hash not there is
+        looked for further along while the sorted hashes are still below it."""
         import numpy as np
 
-        bucket = _bucket(hashes, len(self.hashes))
-        ends = np.append(self.starts[1:], np.int32(len(self.hashes)))
-        first, end = self.starts[bucket], ends[bucket]
-        del bucket, ends
-        found = np.full(len(hashes), -1, dtype=self.rows.dtype)
-        at = np.minimum(first, len(self.hashes) - 1)
-        hit = (first < end) & (self.hashes[at] == hashes)
-        found[hit] = self.rows[at[hit]]
-        pending = np.flatnonzero(~hit & (first + 1 < end))
-        step = 1
+        last = len(self.hashes) - 1
+        at = np.minimum(self.starts[_bucket(hashes, len(self.hashes))], last)
+        seen = self.hashes[at]
+        found = np.where(seen == hashes, self.rows[at], -1).astype(self.rows.dtype, copy=False)
+        pending = np.flatnonzero((seen < hashes) & (at < last))
+        at = at[pending]
         while len(pending):
-            at = first[pending] + step
-            hit = self.hashes[at] == hashes[pending]
+            at += 1
+            seen = self.hashes[at]
+            hit = seen == hashes[pending]
             found[pending[hit]] = self.rows[at[hit]]
-            pending = pending[~hit & (at + 1 < end[pending])]
-            step += 1
+            further = ~hit & (seen < hashes[pending]) & (at < last)
+            pending, at = pending[further], at[further]
         return None if (found < 0).any() else found
 
     def columns(self) -> dict[str, np.ndarray]:
