@@ -139,3 +139,28 @@ def test_invalid_utf8_is_refused_as_pandas_refuses_it(tmp_path):
     path.write_bytes(b"a,b\n1,\xff\xfe\n")
     with pytest.raises(InvalidSubmission, match="not a readable CSV"):
         read_as_text(path)
+
+
+@pytest.mark.parametrize("width", [16, 13])
+def test_a_stored_key_keeps_fixed_width_ids_once(width, tmp_path):
+    """Ids all 8 x words bytes long (H&M's 64 hex characters) are their own packed words:
+    the key file keeps them once, in its id column, and the key read back still lines a
+    shuffled submission up (ids of other lengths keep their own packed column)."""
+    import pyarrow as pa
+
+    from mle_gym.grading.answer_keys import INDEX_PREFIX, load_key
+
+    comp = get_competition("h-and-m-personalized-fashion-recommendations")
+    ids = [f"{i * 7919:0{width}x}" for i in range(300)]
+    answers = pd.DataFrame({"customer_id": ids, "prediction": ["0108775015"] * 300})
+    private = tmp_path / "private"
+    private.mkdir()
+    built = load_key(comp, private, lambda: answers)
+    (stored,) = (private / FOLDER).glob("*.arrow")
+    names = pa.ipc.open_file(pa.memory_map(str(stored))).read_all().column_names
+    assert (INDEX_PREFIX + "packed" in names) is (width % 8 != 0)
+    read = load_key(comp, private, lambda: pytest.fail("the stored key was not read"))
+    assert read.ids.is_ids is built.ids.is_ids is (width % 8 == 0)
+    shuffled = pa.array(ids[::-1])
+    order = read.ids.match(shuffled)
+    assert order is not None and shuffled.take(pa.array(order)).equals(pa.array(ids))

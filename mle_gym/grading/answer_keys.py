@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 FOLDER = ".answer-keys"
 #: Bump when the key's content changes meaning (how ids are stripped, values typed...).
-LAYOUT = 3
+LAYOUT = 4
 #: Prefix of the id index's columns in the key file; no submission column is named so.
 INDEX_PREFIX = "mle_gym.index."
 
@@ -76,7 +76,8 @@ def _read(path: Path, id_column: str) -> AnswerKey | None:
         return None
     if id_column not in frame.columns:
         return None
-    return AnswerKey(frame, integer_ids, index_from_columns(index) if index else None)
+    ids = table.column(id_column)
+    return AnswerKey(frame, integer_ids, index_from_columns(index, ids) if index else None)
 
 
 def _array(column: pa.ChunkedArray) -> np.ndarray:

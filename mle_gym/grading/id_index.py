@@ -151,6 +151,10 @@ class TextIdIndex:
     rows: np.ndarray
     #: Where each bucket's run of `hashes` starts (see `_lookup`).
     starts: np.ndarray
+    #: Whether `packed` is the ids' own bytes (every id exactly 8 x words long, as H&M's
+    #: 64-character customer ids): a stored key then keeps those bytes once, in its id
+    #: column, and a grade touches one copy of them, not two.
+    is_ids: bool = False
 
     def match(self, submitted: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
         """The order that puts the submitted ids into the key's row order (row `i` of the
@@ -213,9 +217,10 @@ class TextIdIndex:
         return None if (found < 0).any() else found
 
     def columns(self) -> dict[str, np.ndarray]:
-        """Its arrays, one value (or, for `packed`, one row) per key row."""
-        return {"packed": self.packed, "hashes": self.hashes, "rows": self.rows,
-                "starts": self.starts}  # fmt: skip
+        """Its arrays to store, one value (or, for `packed`, one row) per key row; `packed`
+        is left out when the key's id column holds it (see `index_from_columns`)."""
+        own = {"hashes": self.hashes, "rows": self.rows, "starts": self.starts}
+        return own if self.is_ids else {"packed": self.packed, **own}
 
 
 @dataclass(frozen=True)
@@ -301,17 +306,41 @@ def build_index(ids: pa.Array, integers: bool) -> IdIndex | None:
     rows = np.argsort(hashes, kind="stable")
     ordered = hashes[rows]
     starts = np.searchsorted(_bucket(ordered, len(ids)), np.arange(len(ids))).astype(np.int32)
-    index = TextIdIndex(packed, ordered, rows.astype(np.int32), starts)
+    lengths = offsets[1:] - offsets[:-1]
+    is_ids = bool(lengths.min() == lengths.max() == 8 * words)
+    index = TextIdIndex(packed, ordered, rows.astype(np.int32), starts, is_ids)
     own = index._lookup(hashes)
     if own is None or not np.array_equal(own, np.arange(len(ids))):
         return None  # repeated ids, or two ids with one hash: the general path decides
     return index
 
 
-def index_from_columns(columns: dict[str, np.ndarray]) -> IdIndex | None:
-    """The index `columns()` gave, read back (from a stored answer key)."""
+def _ids_as_words(ids: pa.ChunkedArray) -> np.ndarray | None:
+    """The ids' bytes as a (rows, words) matrix, without a copy, when every id is exactly
+    8 x words bytes long; None otherwise."""
+    if ids.num_chunks != 1 or ids.null_count:
+        return None
+    offsets, data = _buffers(ids.chunk(0))
+    lengths = offsets[1:] - offsets[:-1]
+    width = int(lengths[0]) if len(lengths) else 0
+    if not width or width % 8 or width > 8 * MAX_WORDS or (lengths != width).any():
+        return None
+    return data.reshape(len(lengths), width).view("<u8")
+
+
+def index_from_columns(
+    columns: dict[str, np.ndarray], ids: pa.ChunkedArray | None = None
+) -> IdIndex | None:
+    """The index `columns()` gave, read back (from a stored answer key whose id column,
+    in the key's row order, is `ids`)."""
     if "values" in columns:
         return IntegerIdIndex(columns["values"])
-    if all(name in columns for name in ("packed", "hashes", "rows", "starts")):
-        return TextIdIndex(columns["packed"], columns["hashes"], columns["rows"], columns["starts"])
-    return None
+    if not all(name in columns for name in ("hashes", "rows", "starts")):
+        return None
+    if "packed" in columns:
+        packed, is_ids = columns["packed"], False
+    elif ids is not None and (packed := _ids_as_words(ids)) is not None:
+        is_ids = True
+    else:
+        return None
+    return TextIdIndex(packed, columns["hashes"], columns["rows"], columns["starts"], is_ids)
