@@ -166,19 +166,24 @@ class TextIdIndex:
         import numpy as np
 
         chunks = _chunks(submitted, len(self.rows))
-        hashes = []
-        for chunk in chunks or ():
+        if chunks is None:
+            return None
+        hashes, start = np.empty(len(self.rows), dtype=np.uint64), 0
+        for chunk in chunks:
             packed = self._packed(chunk)
             if packed is None:
                 return None
-            hashes.append(_hash(packed))
-        found = self._lookup(np.concatenate(hashes)) if chunks else None
+            hashes[start : start + len(chunk)] = _hash(packed)
+            start += len(chunk)
+        found = self._lookup(hashes)
+        del hashes
         if found is None:
             return None
         start = 0
         for chunk in chunks:
             rows, start = found[start : start + len(chunk)], start + len(chunk)
-            if not np.array_equal(self.packed[rows], self._packed(chunk)):
+            # np.take of whole rows: numpy's fancy indexing of a matrix is several times slower
+            if not np.array_equal(np.take(self.packed, rows, axis=0), self._packed(chunk)):
                 return None
         return _inverse(found)
 
