@@ -64,8 +64,8 @@ def _plain(column: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
 
 def _canonical_integers(offsets: np.ndarray, data: np.ndarray) -> bool:
     """Whether every id is a plain non-negative integer as `str(int)` writes it (digits,
-    no leading zero) of at most 18 digits (always within int64): otherwise the general
-    path reads, and warns about, other spellings. No id is empty."""
+    no leading zero) of one to 18 digits (always within int64): otherwise the general
+    path reads, and warns about, other spellings."""
     if len(data) and (data.min() < _DIGIT_0 or data.max() > _DIGIT_9):
         return False
     lengths = offsets[1:] - offsets[:-1]
@@ -75,6 +75,12 @@ def _canonical_integers(offsets: np.ndarray, data: np.ndarray) -> bool:
     return not ((data[starts] == _DIGIT_0) & (lengths > 1)).any()
 
 
+def _all_of_width(offsets: np.ndarray, width: int) -> bool:
+    """Whether every id is exactly `width` bytes long (then its bytes are its packed words)."""
+    lengths = offsets[1:] - offsets[:-1]
+    return bool(len(lengths) and lengths.min() == lengths.max() == width)
+
+
 def _pack(column: pa.Array, offsets: np.ndarray, data: np.ndarray, words: int) -> np.ndarray:
     """Each id's bytes, padded with spaces to `words` * 8 bytes, as a (rows, words) uint64
     matrix. No id ends with a space, so two ids pack alike only when they are equal."""
@@ -82,13 +88,12 @@ def _pack(column: pa.Array, offsets: np.ndarray, data: np.ndarray, words: int) -
     import pyarrow.compute as pc
 
     width = 8 * words
-    lengths = offsets[1:] - offsets[:-1]
-    if len(lengths) and lengths.min() == lengths.max() == width:
+    if _all_of_width(offsets, width):
         block = data
     else:
         padded = pc.utf8_rpad(column, width=width, padding=" ")
         block = _buffers(padded)[1]
-    return np.ascontiguousarray(block).reshape(len(lengths), width).view("<u8")
+    return np.ascontiguousarray(block).reshape(len(offsets) - 1, width).view("<u8")
 
 
 def _hash(packed: np.ndarray) -> np.ndarray:
@@ -311,8 +316,7 @@ def build_index(ids: pa.Array, integers: bool) -> IdIndex | None:
     rows = np.argsort(hashes, kind="stable")
     ordered = hashes[rows]
     starts = np.searchsorted(_bucket(ordered, len(ids)), np.arange(len(ids))).astype(np.int32)
-    lengths = offsets[1:] - offsets[:-1]
-    is_ids = bool(lengths.min() == lengths.max() == 8 * words)
+    is_ids = _all_of_width(offsets, 8 * words)
     index = TextIdIndex(packed, ordered, rows.astype(np.int32), starts, is_ids)
     own = index._lookup(hashes)
     if own is None or not np.array_equal(own, np.arange(len(ids))):
@@ -326,11 +330,10 @@ def _ids_as_words(ids: pa.ChunkedArray) -> np.ndarray | None:
     if ids.num_chunks != 1 or ids.null_count:
         return None
     offsets, data = _buffers(ids.chunk(0))
-    lengths = offsets[1:] - offsets[:-1]
-    width = int(lengths[0]) if len(lengths) else 0
-    if not width or width % 8 or width > 8 * MAX_WORDS or (lengths != width).any():
+    width = int(offsets[1] - offsets[0]) if len(offsets) > 1 else 0
+    if not width or width % 8 or width > 8 * MAX_WORDS or not _all_of_width(offsets, width):
         return None
-    return data.reshape(len(lengths), width).view("<u8")
+    return data.reshape(len(offsets) - 1, width).view("<u8")
 
 
 def index_from_columns(
