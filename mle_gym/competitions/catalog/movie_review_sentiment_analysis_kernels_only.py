@@ -6,8 +6,8 @@ test phrases come from sentences whose other phrases are in train. Its grader ty
 submitted column with pandas, so `2.0` counts as 2 and any other whole number is accepted
 and scored as wrong, while a fractional value makes scikit-learn refuse the file; the
 `open_labels` column reads them the same way. The public tables are zipped as Kaggle's
-(`train.tsv.zip`, `test.tsv.zip`); the archives' bytes carry write times, so only the
-files inside them match MLE-bench's byte for byte.
+(`train.tsv.zip`, `test.tsv.zip`); MLE-bench's archives carry their time of writing, ours a
+fixed time, so only the files inside them match MLE-bench's byte for byte.
 """
 
 from __future__ import annotations
@@ -26,14 +26,16 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.zip_members import fixed_member
 from mle_gym.lazy import pd
 
 SENTIMENTS = ("0", "1", "2", "3", "4")
 
 
 def _write_zipped_tsv(frame: pd.DataFrame, archive: Path) -> None:
-    """`<name>.tsv.zip` holding `<name>.tsv` (deflated), as MLE-bench archives it."""
-    member = archive.name.removesuffix(".zip")
+    """`<name>.tsv.zip` holding `<name>.tsv` (deflated), as MLE-bench archives it; stamped
+    with a fixed time, so that a preparation is reproducible."""
+    member = fixed_member(archive.name.removesuffix(".zip"), zipfile.ZIP_DEFLATED)
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(member, frame.to_csv(index=False, sep="\t"))
 

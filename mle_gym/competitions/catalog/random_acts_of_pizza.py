@@ -20,6 +20,7 @@ from mle_gym.competitions.spec import (
     SubmissionFormat,
     Thresholds,
 )
+from mle_gym.competitions.zip_members import add_file
 from mle_gym.lazy import pd, train_test_split
 
 TARGET = "requester_received_pizza"
@@ -30,12 +31,13 @@ def _load(path: Path) -> list[dict]:
 
 
 def _write_json(records: list[dict], public: Path, stem: str) -> None:
-    """The JSON file (4-space indent, ASCII escapes) and a zip holding just that file."""
+    """The JSON file (4-space indent, ASCII escapes) and a zip holding just that file
+    (stamped with a fixed time, so that a preparation is reproducible)."""
     path = public / f"{stem}.json"
     with path.open("w", encoding="utf-8") as handle:
         json.dump(records, handle, indent=4)
     with zipfile.ZipFile(public / f"{stem}.zip", "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.write(path, arcname=path.name)
+        add_file(zf, path, path.name, zipfile.ZIP_DEFLATED)
 
 
 def prepare(raw: Path, public: Path, private: Path) -> None:
